@@ -1,0 +1,160 @@
+"""Randomness sources: the one way any rule in referee gets a die roll.
+
+Rules never touch :mod:`random`. They take a :class:`DiceSource` and call
+``roll(sides)``. Four sources exist:
+
+* :class:`HmacDice` derives a tag's dice from (campaign secret, post fullname, tag
+  index), so the same post always gets the same dice and a revealed secret lets
+  anyone check every roll in the ledger;
+* :class:`SeededDice` wraps a seeded :class:`random.Random`, for tests and
+  statistics;
+* :class:`FixedDice` plays back given values, for worked examples;
+* :class:`RecordingDice` wraps any source and keeps every draw for the ledger.
+
+>>> dice = FixedDice([3, 6])
+>>> dice.roll(6), dice.roll(6)
+(3, 6)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class DiceSource(Protocol):
+    """Anything that rolls a fair die."""
+
+    def roll(self, sides: int) -> int:
+        """Return a uniform integer from 1 to ``sides`` inclusive."""
+        ...
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One die as drawn from a source: its faces and the face that came up."""
+
+    sides: int
+    value: int
+
+
+def _check_sides(sides: int) -> None:
+    if sides < 1:
+        raise ValueError(f"a die needs at least one face, not {sides}")
+
+
+class SeededDice:
+    """A source backed by a seeded :class:`random.Random`; for tests and simulation."""
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self._random = random.Random(seed)
+
+    def roll(self, sides: int) -> int:
+        _check_sides(sides)
+        return self._random.randint(1, sides)
+
+
+class SystemDice:
+    """A source backed by the operating system's randomness; for trying tags by hand."""
+
+    def __init__(self) -> None:
+        self._random = random.SystemRandom()
+
+    def roll(self, sides: int) -> int:
+        _check_sides(sides)
+        return self._random.randint(1, sides)
+
+
+class FixedDice:
+    """Plays back the given values in order; refuses a value the die cannot show.
+
+    >>> FixedDice([7]).roll(6)
+    Traceback (most recent call last):
+    ...
+    ValueError: fixed value 7 cannot come up on a d6
+    """
+
+    def __init__(self, values: Iterable[int]) -> None:
+        self._values = list(values)
+        self._next = 0
+
+    def roll(self, sides: int) -> int:
+        _check_sides(sides)
+        if self._next >= len(self._values):
+            raise IndexError(f"FixedDice ran out after {len(self._values)} values")
+        value = self._values[self._next]
+        self._next += 1
+        if not 1 <= value <= sides:
+            raise ValueError(f"fixed value {value} cannot come up on a d{sides}")
+        return value
+
+    @property
+    def remaining(self) -> int:
+        """How many values are still unplayed (a test asserts 0 to catch extra rolls)."""
+        return len(self._values) - self._next
+
+
+class HmacDice:
+    """Dice derived from HMAC-SHA256(secret, "post:index:block"): deterministic and checkable.
+
+    Each digest block yields four 64-bit words; a word is used by rejection
+    sampling, so every face is exactly equally likely.
+
+    >>> a = HmacDice(b"secret", "t1_abc", 0)
+    >>> b = HmacDice(b"secret", "t1_abc", 0)
+    >>> [a.roll(20) for _ in range(5)] == [b.roll(20) for _ in range(5)]
+    True
+    """
+
+    _WORD = 8
+    _SPACE = 1 << 64
+
+    def __init__(self, secret: bytes, post: str, tag_index: int) -> None:
+        self._secret = secret
+        self._prefix = f"{post}:{tag_index}:".encode()
+        self._block = 0
+        self._buffer = b""
+
+    def _word(self) -> int:
+        if not self._buffer:
+            message = self._prefix + str(self._block).encode()
+            self._buffer = hmac.new(self._secret, message, hashlib.sha256).digest()
+            self._block += 1
+        word, self._buffer = self._buffer[: self._WORD], self._buffer[self._WORD :]
+        return int.from_bytes(word, "big")
+
+    def roll(self, sides: int) -> int:
+        _check_sides(sides)
+        # The largest multiple of `sides` below 2**64; words past it are redrawn.
+        limit = self._SPACE - self._SPACE % sides
+        while True:
+            word = self._word()
+            if word < limit:
+                return word % sides + 1
+
+
+class RecordingDice:
+    """Wraps a source and keeps every draw, in order, for the ledger."""
+
+    def __init__(self, source: DiceSource) -> None:
+        self._source = source
+        self.draws: list[Draw] = []
+
+    def roll(self, sides: int) -> int:
+        value = self._source.roll(sides)
+        self.draws.append(Draw(sides, value))
+        return value
+
+
+def replay_matches(source: DiceSource, draws: Iterable[Draw]) -> bool:
+    """Whether ``source`` produces exactly ``draws``, die for die (for ``referee verify``)."""
+    return all(source.roll(draw.sides) == draw.value for draw in draws)
+
+
+def commitment(secret: bytes) -> str:
+    """The sha256 of a campaign secret, which a GM publishes before play starts."""
+    return hashlib.sha256(secret).hexdigest()

@@ -1,0 +1,66 @@
+"""The one exception tree of referee.
+
+Errors split by who must act on them::
+
+    RefereeError
+    ├── UserError              a player or GM caused it; .message is written for them
+    │   ├── TagError           a roll tag that cannot be parsed (carries the right form)
+    │   ├── RuleViolation      a legal tag that the rules refuse ("Kara is dead")
+    │   ├── UnknownName        a character, weapon, technique or stat that does not exist
+    │   └── Forbidden          the poster may not do this (not the owner, not a GM)
+    └── OperatorError          the world or the set-up failed; .message is for the operator
+        ├── ConfigError        config.toml, the secret or the campaign data is wrong
+        └── StoreError         the store cannot be read or written
+
+A ``UserError`` becomes a verdict line in the reply; an ``OperatorError`` stops the
+command with exit code 2 (configuration) or is logged and retried by the worker.
+"""
+
+from __future__ import annotations
+
+
+class RefereeError(Exception):
+    """Base of every error referee raises on purpose."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class UserError(RefereeError):
+    """Something a player or GM wrote is wrong; the message tells them how to fix it."""
+
+
+class TagError(UserError):
+    """A roll tag that cannot be parsed.
+
+    ``usage`` is the right form of the verb, shown under the message.
+    """
+
+    def __init__(self, message: str, usage: str = "") -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+class RuleViolation(UserError):
+    """A well-formed request that the rules refuse, such as a dead character acting."""
+
+
+class UnknownName(UserError):
+    """A name that matches no character, weapon, technique or stat."""
+
+
+class Forbidden(UserError):
+    """The poster may not do this: not the character's owner, not a GM, not approved."""
+
+
+class OperatorError(RefereeError):
+    """Something outside the players' hands failed; the message is for the operator."""
+
+
+class ConfigError(OperatorError):
+    """config.toml, the campaign secret or the campaign data is missing or wrong."""
+
+
+class StoreError(OperatorError):
+    """The campaign store cannot be read or written."""

@@ -1,0 +1,132 @@
+"""Verdicts to Reddit Markdown through the Jinja2 templates in ``templates/``.
+
+Templates decide how a verdict reads; they never decide an outcome. Everything a
+user supplied passes through :func:`escape_markdown` (the ``md`` filter), so no
+name or word can break the formatting, ping a user or inject a link.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
+
+import jinja2
+
+from .limits import DEFAULT_LIMITS, Limits
+from .verdicts import Reply
+
+PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+# What Reddit's Markdown acts on mid-line: emphasis, links, code, tables, superscript,
+# spoilers and autolinks ("www." and "scheme:"). List and heading marks act only at the
+# start of a line, so they are escaped there alone.
+_ESCAPED = frozenset("\\`*_{}[]()#|~^:!.")
+_LINE_START = frozenset("-+=")
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "/": "&#47;"}  # "/" stops u/ and r/ links
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2066-\u2069]+")
+
+
+def escape_markdown(text: object, max_chars: int = 200) -> str:
+    """User text made inert in Reddit Markdown: one line, escaped, capped.
+
+    >>> escape_markdown("u/admin [click](http://x.y) **bold**")
+    'u&#47;admin \\\\[click\\\\]\\\\(http\\\\:&#47;&#47;x\\\\.y\\\\) \\\\*\\\\*bold\\\\*\\\\*'
+    """
+    flat = " ".join(_CONTROL.sub(" ", str(text)).split())
+    if len(flat) > max_chars:
+        flat = flat[: max_chars - 1] + "…"
+    out = []
+    if flat and flat[0] in _LINE_START:
+        out.append("\\")
+    for char in flat:
+        if char in _ENTITIES:
+            out.append(_ENTITIES[char])
+        elif char in _ESCAPED:
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def percent(chance: Fraction | float | None) -> str:
+    """An exact chance as a percentage a reader takes in at a glance.
+
+    >>> percent(Fraction(5, 12)), percent(Fraction(1)), percent(Fraction(1, 5000))
+    ('41.7%', '100%', '<0.1%')
+    """
+    if chance is None:
+        return "?"
+    value = float(chance) * 100
+    if value in (0.0, 100.0):
+        return f"{value:.0f}%"
+    if value < 0.1:
+        return "<0.1%"
+    if value > 99.9:
+        return ">99.9%"
+    return f"{value:.1f}%"
+
+
+def signed(value: int) -> str:
+    """A modifier with its sign: +2, −1 (a real minus sign, which Markdown leaves alone)."""
+    return f"+{value}" if value >= 0 else f"−{-value}"
+
+
+def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
+    """The Jinja2 environment, with the campaign's templates before the stock ones."""
+    folders = [str(path) for path in (templates_dir, PACKAGE_TEMPLATES) if path and path.is_dir()]
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(folders),
+        undefined=jinja2.StrictUndefined,  # a typo in a template fails loudly, not silently
+        autoescape=False,  # Markdown, not HTML: escaping is the md filter's job
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    environment.filters["md"] = escape_markdown
+    environment.filters["pct"] = percent
+    environment.filters["signed"] = signed
+    return environment
+
+
+class Renderer:
+    """Renders replies, keeping each under Reddit's comment limit."""
+
+    def __init__(
+        self,
+        templates_dir: Path | None = None,
+        campaign: str = "",
+        commitment: str = "",
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self._environment = make_environment(templates_dir)
+        self._reply = self._environment.get_template("reply.md.j2")
+        self._campaign = campaign
+        self._commitment = commitment
+        self._limits = limits
+
+    def render(self, reply: Reply) -> str:
+        """One reply: full form, else compact, else as many verdicts as fit plus a note."""
+        for compact in (False, True):
+            text = self._render(reply, reply.verdicts, compact=compact, omitted=())
+            if len(text) <= self._limits.reply_chars:
+                return text
+        shown: Sequence = reply.verdicts
+        while shown:
+            shown = shown[: max(1, len(shown) * 3 // 4)] if len(shown) > 1 else ()
+            omitted = tuple(v.roll_id for v in reply.verdicts[len(shown) :])
+            text = self._render(reply, shown, compact=True, omitted=omitted)
+            if len(text) <= self._limits.reply_chars:
+                return text
+        return self._render(reply, (), compact=True, omitted=tuple(v.roll_id for v in reply.verdicts))
+
+    def _render(self, reply: Reply, verdicts: Sequence, *, compact: bool, omitted: Sequence[str]) -> str:
+        return self._reply.render(
+            reply=reply,
+            verdicts=verdicts,
+            compact=compact,
+            omitted=omitted,
+            campaign=self._campaign,
+            commitment=self._commitment,
+        ).strip() + "\n"

@@ -1,0 +1,60 @@
+"""Tests for referee.render: user text is inert, chances read well, replies fit Reddit."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from referee.render import escape_markdown, percent
+
+
+@pytest.mark.parametrize(
+    ("text", "must_not_contain"),
+    [
+        ("u/spez", "u/"),
+        ("/u/spez", "/u/"),
+        ("r/all", "r/"),
+        ("[x](http://evil.example)", "]("),
+        ("http://evil.example", "://"),
+        ("www.evil.example", "www."),
+        ("**bold**", "**"),
+        ("`code`", "`c"),
+        ("a\n\n# heading", "\n"),
+        ("<script>", "<"),
+        ("&lt;", "&lt;"),
+        ("super^script", "r^s"),
+        (">!spoiler!<", ">!"),
+        ("|table|", "e|"),
+    ],
+)
+def test_escaped_text_cannot_link_ping_or_format(text, must_not_contain):
+    """No mention, link, emphasis, code, heading, HTML or table survives escaping."""
+    assert must_not_contain not in escape_markdown(text)
+
+
+def test_leading_list_marks_are_escaped():
+    """A name that starts with a list mark does not start a list."""
+    assert "\\- Kara" == escape_markdown("- Kara")
+
+
+def test_long_text_is_capped():
+    """Echoed text is cut at the cap with an ellipsis."""
+    assert 10 == len(escape_markdown("x" * 50, max_chars=10))
+
+
+@given(st.text())
+def test_escaping_never_leaves_a_mention_or_link(text):
+    """Whatever the input, the output holds no raw slash, bracket-paren or newline."""
+    escaped = escape_markdown(text, max_chars=10_000)
+    assert ("/" not in escaped, "\n" not in escaped, "](" not in escaped) == (True, True, True)
+
+
+@pytest.mark.parametrize(
+    ("chance", "expected"),
+    [(Fraction(5, 12), "41.7%"), (Fraction(0), "0%"), (Fraction(1), "100%"),
+     (Fraction(1, 10_000), "<0.1%"), (Fraction(9999, 10_000), ">99.9%"), (None, "?")],
+)
+def test_percentages(chance, expected):
+    """Chances print with one decimal, and never round to a false 0% or 100%."""
+    assert expected == percent(chance)

@@ -1,5 +1,6 @@
 """Tests for referee.render: user text is inert, chances read well, replies fit Reddit."""
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -19,7 +20,6 @@ from referee.render import escape_markdown, percent
         ("http://evil.example", "://"),
         ("www.evil.example", "www."),
         ("**bold**", "**"),
-        ("`code`", "`c"),
         ("a\n\n# heading", "\n"),
         ("<script>", "<"),
         ("&lt;", "&lt;"),
@@ -31,6 +31,11 @@ from referee.render import escape_markdown, percent
 def test_escaped_text_cannot_link_ping_or_format(text, must_not_contain):
     """No mention, link, emphasis, code, heading, HTML or table survives escaping."""
     assert must_not_contain not in escape_markdown(text)
+
+
+def test_backticks_are_escaped_so_no_code_span_opens():
+    """Every backtick in echoed text is preceded by a backslash."""
+    assert re.search(r"(?<!\\)`", escape_markdown("`code` and ``more``")) is None
 
 
 def test_leading_list_marks_are_escaped():

@@ -145,10 +145,10 @@ class RolledExpression:
 
 # One term, with the sign that joins it to the one before and the spaces around it.
 _TERM = re.compile(
-    r"\s*([+\-−]?)\s*(?:(\d*)d(\d+|%)(?:\s*(kh|kl|dh|dl)\s*(\d*))?|(\d+))\s*",
+    r"\s*([+\-−]?)\s*(?:([0-9]*)d([0-9]+|%)(?:\s*(kh|kl|dh|dl)\s*([0-9]*))?|([0-9]+))\s*",
     re.IGNORECASE,
 )
-_LOOKS_LIKE = re.compile(r"\s*[+\-−]?\s*(?:\d|d(?:\d|%))", re.IGNORECASE)
+_LOOKS_LIKE = re.compile(r"\s*[+\-−]?\s*(?:[0-9]|d(?:[0-9]|%))", re.IGNORECASE)
 _MAX_DIGITS = 7  # longer numbers are over every limit; checked before int() sees them
 
 

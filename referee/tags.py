@@ -294,8 +294,8 @@ def _name(text: str, what: str, usage: str, limits: Limits) -> str:
         raise TagError(f"Name the {what}.", usage)
     if len(name) > limits.max_name_chars:
         raise TagError(
-            f"'{_shorten(name)}' is {len(name):,} characters long; a {what}'s name may be "
-            f"at most {limits.max_name_chars:,}.",
+            f"The {what}'s name '{_shorten(name)}' is {len(name):,} characters long; "
+            f"names may be at most {limits.max_name_chars:,}.",
             usage,
         )
     return name

@@ -550,11 +550,18 @@ class Store:
         return storage.writes
 
     def close(self) -> None:
-        """Flush, then release the file; closing twice does nothing."""
+        """Flush, then release the file and its lock; closing twice does nothing.
+
+        The store is released even if this last flush fails; it then raises
+        :class:`StoreError` and the changes since the previous flush are lost, so a
+        caller that cannot afford that flushes (and handles the error) first.
+        """
         if self._closed:
             return
-        self.flush()
-        self._release()
+        try:
+            self.flush()
+        finally:
+            self._release()
 
     def _release(self) -> None:
         self._closed = True

@@ -489,3 +489,15 @@ def test_sigkill_at_random_moments_never_loses_a_reported_flush(path):
             "meta": count["rows"] if count else None,
         }
         assert expected == actual
+
+
+def test_close_releases_the_store_even_if_the_last_flush_fails(path, monkeypatch):
+    """A failed final flush raises StoreError but still lets the store be opened again."""
+    store = Store(path)
+    store.ledger.append({"roll_id": "r1"})
+    monkeypatch.setattr(os, "fsync", _disk_full)
+    with pytest.raises(StoreError):
+        store.close()
+    monkeypatch.undo()
+    with Store(path) as reopened:
+        assert 0 == len(reopened.ledger)

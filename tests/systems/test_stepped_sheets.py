@@ -132,7 +132,6 @@ def test_abbreviated_stats_and_numeric_tiers_read() -> None:
          "stats.strength must be a whole number, not 'three'."),
         ({"stats": {"venn": 1, "strength": 2, "agility": 3, "endurance": 3, "perception": 3}},
          "'venn' is not a stat; the stats are strength, agility, endurance and perception."),
-        ({"stats": {"strength": 2, "agility": 3, "endurance": 3}}, "stats.perception is missing."),
         ({"stats": 7}, "stats is missing"),
         ({"weapons": [{"name": "gun", "kind": "ranged", "damage": "lots"}]},
          "weapon 'gun': 'lots' is not a damage roll; write it like 2d6 or 2d6+1."),
@@ -168,6 +167,13 @@ def test_every_structural_problem_is_listed_at_once() -> None:
         "- stats.strength must be a whole number, not 'x'.",
     ]
     assert expected == [part for part in expected if part in error.value.message]
+
+
+def test_a_stat_left_out_is_a_rules_problem_not_a_structural_one() -> None:
+    """A sheet without perception reads; validation then names the missing stat."""
+    record = KARA_RECORD | {"stats": {"strength": 2, "agility": 3, "endurance": 3}}
+    expected = ["Perception has no points; every stat needs 1 to 6."]
+    assert expected == validate_character(character_from_record(record), RULES)
 
 
 def test_a_record_that_is_not_a_table_is_refused() -> None:

@@ -995,13 +995,26 @@ class _Plan:
         return RollSpec(self.sides, self.named, self.wild, sum(m.value for m in self.modifiers))
 
 
-def _wound_modifiers(c: Character, rulings: Rulings) -> tuple[Modifier, ...]:
-    """R-6: pain shock, -penalty per wound carried."""
+def wound_penalty(c: Character, rules: Rules) -> int:
+    """R-6: the points pain shock takes off every roll of ``c`` (0 when none; never negative).
+
+    >>> wound_penalty(Character("Kara", Kind.PC, {}, wounds_survived=3, wounds=2), Rules())
+    2
+    >>> wound_penalty(Character("Brute", Kind.NPC, {}, wounds_survived=2, wounds=1), Rules())
+    0
+    """
+    rulings = rules.rulings
     applies = rulings.wound_penalty_applies_to == PenaltyAppliesTo.ALL or c.kind == Kind.PC
-    if not applies or c.wounds <= 0 or rulings.wound_penalty == 0:
+    return rulings.wound_penalty * c.wounds if applies and c.wounds > 0 else 0
+
+
+def _wound_modifiers(c: Character, rules: Rules) -> tuple[Modifier, ...]:
+    """R-6 as a labelled modifier, e.g. ("2 wounds", -2)."""
+    penalty = wound_penalty(c, rules)
+    if not penalty:
         return ()
     label = "1 wound" if c.wounds == 1 else f"{c.wounds} wounds"
-    return (Modifier(label, -rulings.wound_penalty * c.wounds),)
+    return (Modifier(label, -penalty),)
 
 
 def _race(c: Character, rules: Rules) -> Race:
@@ -1037,7 +1050,7 @@ def _plan_trait(c: Character, stats: Sequence[Stat], rules: Rules, modifiers: Se
         tuple(_die_of(c, Stat(stat)) for stat in stats),
         named,
         named and wild,
-        own + _wound_modifiers(c, rules.rulings) + tuple(modifiers),
+        own + _wound_modifiers(c, rules) + tuple(modifiers),
     )
 
 
@@ -1054,7 +1067,7 @@ def _plan_dice(c: Character, label: str, count: int, sides: int, rules: Rules,
     named = is_named(c)
     return _Plan(
         c.name, label, (sides,) * count, named, named and rules.rulings.wild_die_on_damage,
-        _wound_modifiers(c, rules.rulings) + tuple(modifiers),
+        _wound_modifiers(c, rules) + tuple(modifiers),
     )
 
 
@@ -1471,7 +1484,7 @@ def _cast(c: Character, parameter: MagicParameter, technique: Technique, rules: 
     situational = (Modifier("situational", modifier),) if modifier else ()
     plan = _Plan(
         c.name, f"{parameter.name} ({technique.name})", (die_for_points(parameter.points),),
-        named, named, _wound_modifiers(c, rules.rulings) + situational,
+        named, named, _wound_modifiers(c, rules) + situational,
     )
     chance = stepped_odds.cast_chance(plan.spec(), technique.tier, rules.rulings)
     roll = _execute(plan, rules.rulings, dice)

@@ -48,6 +48,7 @@ from referee.systems.stepped import (
     roll_dice_for,
     roll_trait,
     state_of,
+    wound_penalty,
 )
 
 if sys.version_info >= (3, 11):
@@ -305,6 +306,20 @@ def test_r6_wound_penalty(character, rulings, expected) -> None:
     dice = FixedDice([5, 1]) if is_named(character) else FixedDice([5])
     roll = roll_trait(character, [Stat.AGILITY], Rules(rulings), dice)
     assert (expected, 5 + sum(m.value for m in expected)) == (roll.modifiers, roll.total)
+
+
+@pytest.mark.parametrize(
+    ("character", "rulings", "expected"),
+    [
+        (pc(wounds=3), Rulings(), 3),
+        (pc(wounds=2), Rulings(wound_penalty=2), 4),
+        (npc(wounds_survived=2, wounds=2), Rulings(), 0),
+        (npc(wounds_survived=2, wounds=2), Rulings(wound_penalty_applies_to="all"), 2),
+    ],
+)
+def test_wound_penalty_magnitude(character, rulings, expected) -> None:
+    """wound_penalty gives the points pain shock takes off every roll."""
+    assert expected == wound_penalty(character, Rules(rulings))
 
 
 def test_situational_modifiers_are_kept_and_added() -> None:

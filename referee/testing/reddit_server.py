@@ -697,7 +697,8 @@ class FakeReddit:
 
     def release(self) -> None:
         """Let every response stalled by a TIMEOUT fault finish (by hanging up)."""
-        stalled, self._stall = self._stall, threading.Event()
+        with self._lock:
+            stalled, self._stall = self._stall, threading.Event()
         stalled.set()
 
     def count(self, method: str | None = None, path_prefix: str | None = None) -> int:
@@ -733,7 +734,8 @@ class FakeReddit:
             fault = self._take_fault(method, path)
 
         if fault is not None and fault.fault is Fault.TIMEOUT:
-            stall = self._stall
+            with self._lock:
+                stall = self._stall
             if not self._stopping:
                 stall.wait(MAX_STALL_SECONDS)
             handler.hang_up()

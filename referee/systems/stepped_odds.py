@@ -37,14 +37,13 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 from math import prod
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # stepped imports this module; the type is only needed by mypy
     from referee.systems.stepped import Rulings
 
 WILD_SIDES = 6  # the wild die is always a d6
 
-K = TypeVar("K")
 
 
 @dataclass(frozen=True)

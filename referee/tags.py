@@ -426,7 +426,9 @@ def _attack_parser(verb: str) -> Parser:
             while end < len(words) and not _is_option(words, end):
                 end += 1
         target = _name(" ".join(words[:end]), "target", usage, limits)
-        options: dict[str, object] = {}
+        weapon: str | None = None
+        location: str | None = None
+        flags: set[str] = set()  # "unaware", "subdue"
         modifier = environment = 0
         i = end
         while i < len(words):
@@ -435,21 +437,21 @@ def _attack_parser(verb: str) -> Parser:
             if word in _SIDES and i + 1 < len(words) and words[i + 1].casefold() in ("arm", "leg"):
                 word, i = f"{word} {words[i + 1].casefold()}", i + 1
             if word.split()[-1] in LOCATIONS:
-                if "location" in options:
+                if location is not None:
                     raise TagError(
-                        f"Name one hit location, not both {options['location']} and {word}.",
+                        f"Name one hit location, not both {location} and {word}.",
                         usage,
                     )
-                options["location"] = word
+                location = word
             elif word in ("unaware", "subdue"):
-                options[word] = True
+                flags.add(word)
             elif word == "with":
                 start = i + 1
                 while i + 1 < len(words) and not _is_option(words, i + 1):
                     i += 1
-                if "weapon" in options:
+                if weapon is not None:
                     raise TagError("Name one weapon, after a single 'with'.", usage)
-                options["weapon"] = _name(" ".join(words[start : i + 1]), "weapon", usage, limits)
+                weapon = _name(" ".join(words[start : i + 1]), "weapon", usage, limits)
             elif option is not None:
                 amount = option.group(2)
                 if amount is None:
@@ -483,10 +485,10 @@ def _attack_parser(verb: str) -> Parser:
             verb,
             attacker,
             target,
-            weapon=options.get("weapon"),  # type: ignore[arg-type]
-            location=str(options.get("location", "torso")),
-            unaware=bool(options.get("unaware", False)),
-            subdue=bool(options.get("subdue", False)),
+            weapon=weapon,
+            location=location or "torso",
+            unaware="unaware" in flags,
+            subdue="subdue" in flags,
             modifier=modifier,
             environment=environment,
         )

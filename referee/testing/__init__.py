@@ -1,0 +1,11 @@
+"""Test helpers that ship with referee: a throw-away campaign and a local Reddit.
+
+Like ``structlog.testing``, these live in the package so the project's tests and a
+campaign's own checks use the same real parts: a real TinyDB store on disk, the real
+templates, and (in :mod:`referee.testing.reddit_server`) a Reddit-compatible HTTP
+server on 127.0.0.1 that real PRAW talks to.
+"""
+
+from .campaign import make_campaign, sheet
+
+__all__ = ["make_campaign", "sheet"]

@@ -1,0 +1,72 @@
+"""Batch mode: referee a saved thread offline, exactly as the live worker would."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConfigError
+from .forum import Thread, posts_from_thread
+from .pipeline import Outcome, Referee
+from .render import escape_markdown
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """Every post's outcome, in reading order."""
+
+    thread: Thread
+    outcomes: tuple[Outcome, ...]
+
+    @property
+    def tags(self) -> int:
+        return sum(o.tags for o in self.outcomes)
+
+    @property
+    def problems(self) -> int:
+        return sum(o.problems for o in self.outcomes)
+
+    @property
+    def new_rolls(self) -> int:
+        return sum(o.new_rolls for o in self.outcomes)
+
+    @property
+    def replies(self) -> tuple[Outcome, ...]:
+        return tuple(o for o in self.outcomes if o.has_reply)
+
+
+def load_thread(path: Path) -> Thread:
+    """A saved thread from disk, with a message that says how to get one right."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as error:
+        raise ConfigError(f"No file {path}. Give the path of a thread saved as JSON.") from error
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ConfigError(
+            f"{path} is not a JSON file ({error}). Save the thread's .json page."
+        ) from error
+    return posts_from_thread(document)
+
+
+def run_batch(
+    referee: Referee,
+    thread: Thread,
+    progress: Callable[[Iterable], Iterable] = lambda items: items,
+) -> BatchResult:
+    """Referee every post of a thread and flush the store once at the end."""
+    outcomes = tuple(referee.referee(post) for post in progress(thread.posts))
+    referee.campaign.store.flush()
+    return BatchResult(thread, outcomes)
+
+
+def batch_markdown(result: BatchResult) -> str:
+    """All replies of a batch as one Markdown document, in thread order."""
+    parts = [f"# Verdicts for {result.thread.submission.fullname}\n"]
+    for outcome in result.replies:
+        post = outcome.post
+        parts.append(
+            f"## Reply to {escape_markdown(post.author)} on {post.fullname}\n\n{outcome.text}"
+        )
+    return "\n".join(parts)

@@ -1,0 +1,221 @@
+"""The ``referee`` command: batch, roll, characters, verify.
+
+Exit codes: 0 all is well, 1 the input had tag errors (or the ledger failed
+verification), 2 usage or configuration errors. Every message says how to fix it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from .batch import batch_markdown, load_thread, run_batch
+from .campaign import Campaign, find_config, load_config, load_secret
+from .dice import SeededDice, SystemDice, commitment
+from .errors import ConfigError, OperatorError, TagError, UserError
+from .forum import Post
+from .ledger import verify
+from .pipeline import Referee
+from .render import Renderer
+from .resolve import Context, Roster, handler_for
+from .systems import stepped
+from .tags import ParseContext, Tag, parse_tag
+from .verdicts import Reply, Verdict
+
+EXIT_OK, EXIT_TAG_ERRORS, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="referee",
+        description="A play-by-post referee: resolves [[roll tags]] in Reddit threads.",
+    )
+    parser.add_argument(
+        "--campaign",
+        type=Path,
+        metavar="DIR",
+        help="the folder holding config.toml (default: here or a parent)",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="log each post as it is refereed"
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    batch = commands.add_parser("batch", help="referee a thread saved as JSON")
+    batch.add_argument("thread", type=Path, help="the thread's .json page saved to a file")
+    batch.add_argument("--out", type=Path, help="write the replies here instead of to the screen")
+
+    roll = commands.add_parser("roll", help="try a tag from the shell (nothing is recorded)")
+    roll.add_argument("tag", help='a tag such as "[[roll Kara agility]]"')
+    roll.add_argument("--seed", help="roll with this seed, to repeat a result")
+
+    commands.add_parser("characters", help="list the campaign's characters")
+
+    check = commands.add_parser("verify", help="check the roll ledger against the revealed secret")
+    check.add_argument(
+        "--secret-file", type=Path, help="the revealed secret (default: the campaign's)"
+    )
+    check.add_argument(
+        "--chain-only",
+        action="store_true",
+        help="check only the hash chain (for players before the secret is revealed)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return COMMANDS[args.command](args)
+    except (OperatorError, UserError) as error:
+        print(f"referee: {error.message}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    thread = load_thread(args.thread)
+    with Campaign.open(args.campaign) as campaign:
+        if campaign.secret and campaign.secret.created:
+            print(
+                f"referee: made a new campaign secret in {campaign.secret.origin}; publish its "
+                f"sha256 {campaign.published_commitment} so players can check the dice later.",
+                file=sys.stderr,
+            )
+        referee = Referee(campaign)
+        result = run_batch(
+            referee,
+            thread,
+            lambda posts: tqdm(
+                posts, desc="refereeing", unit="post", delay=0.5, file=sys.stderr, leave=False
+            ),
+        )
+    text = batch_markdown(result)
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    replayed = sum(o.replayed for o in result.outcomes)
+    print(
+        f"referee: {result.tags} tag(s) in {len(result.replies)} post(s); "
+        f"{result.new_rolls} new roll(s) in the ledger, {replayed} post(s) already refereed, "
+        f"{result.problems} tag(s) with problems.",
+        file=sys.stderr,
+    )
+    if thread.collapsed:
+        print(
+            f"referee: {thread.collapsed} comment(s) were folded away by Reddit and are not in "
+            f"the file; save the thread with ?limit=500 or let the live worker read it.",
+            file=sys.stderr,
+        )
+    return EXIT_TAG_ERRORS if result.problems else EXIT_OK
+
+
+def cmd_roll(args: argparse.Namespace) -> int:
+    campaign = Campaign.open(args.campaign, need_secret=False)
+    try:
+        return _try_tag(campaign, args)
+    finally:
+        campaign.store.discard()  # a roll from the shell is a try: nothing is recorded
+
+
+def _try_tag(campaign: Campaign, args: argparse.Namespace) -> int:
+    text = args.tag.strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2].strip()
+    roster = Roster(campaign.store.table("characters"))
+    post = Post("t1_shell", "t3_shell", "shell", text, 0.0)
+    context = Context(roster, campaign.store.table("encounters"), campaign.rules, post)
+    dice = SeededDice(args.seed) if args.seed is not None else SystemDice()
+    tag = Tag(0, text)
+    try:
+        request = parse_tag(text, ParseContext(roster.known_names))
+        resolution = handler_for(request)(request, context, dice)
+        verdict = Verdict(
+            tag,
+            "shell-1",
+            resolution.kind,
+            resolution.result,
+            resolution.chance,
+            resolution.changes,
+        )
+    except TagError as error:
+        verdict = Verdict(tag, "shell-1", "problem", problem=error.message, usage=error.usage)
+    except UserError as error:
+        verdict = Verdict(tag, "shell-1", "problem", problem=error.message)
+    renderer = Renderer(campaign.config.templates_dir, campaign.config.name)
+    sys.stdout.write(renderer.render(Reply(post.fullname, post.author, (verdict,))))
+    return EXIT_TAG_ERRORS if verdict.failed else EXIT_OK
+
+
+def cmd_characters(args: argparse.Namespace) -> int:
+    with Campaign.open(args.campaign, need_secret=False) as campaign:
+        records = list(campaign.store.table("characters").values())
+    rows = [("name", "kind", "owner", "approved", "state", "wounds", "str agi end per")]
+    for record in records:
+        character = stepped.character_from_record(record["sheet"])
+        dice = " ".join(f"d{stepped.die_for_points(character.stats[s])}" for s in stepped.Stat)
+        rows.append(
+            (
+                character.name,
+                character.kind.value,
+                str(record.get("owner") or "-"),
+                "yes" if record.get("approved") else "no",
+                stepped.state_of(character).value,
+                f"{character.wounds}/{character.wounds_survived}",
+                dice,
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        print("  ".join(cells).rstrip())
+    return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    config = load_config(find_config(args.campaign))
+    with Campaign(config) as campaign:
+        rows = list(campaign.store.ledger)
+    secret: bytes | None = None
+    if args.secret_file:
+        secret = args.secret_file.read_bytes().strip()
+    elif not args.chain_only:
+        try:
+            secret = load_secret(config).value
+        except ConfigError as error:
+            raise ConfigError(error.message + " Or run `referee verify --chain-only`.") from error
+    report = verify(rows, secret, config.secret_sha256 or None)
+    if secret is not None:
+        print(f"secret sha256: {commitment(secret)}")
+    if report.commitment_ok is False:
+        print(f"MISMATCH: the secret's sha256 is not the published {config.secret_sha256}.")
+    for mismatch in report.mismatches:
+        print(f"MISMATCH {mismatch.roll_id}: {mismatch.reason}")
+    what = (
+        f"{report.dice_checked} rows' dice re-derived" if secret else "dice not checked (no secret)"
+    )
+    print(
+        f"{report.rows} ledger rows: chain checked, {what}; "
+        f"{'all consistent' if report.ok else f'{len(report.mismatches)} mismatch(es)'}."
+    )
+    return EXIT_OK if report.ok else EXIT_TAG_ERRORS
+
+
+COMMANDS = {
+    "batch": cmd_batch,
+    "roll": cmd_roll,
+    "characters": cmd_characters,
+    "verify": cmd_verify,
+}
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""One post through parse → resolve → render, recorded exactly once.
+
+:class:`Referee` is what both ``referee batch`` and the live worker run. For each post
+it finds the tags, resolves each with dice derived from (campaign secret, post, tag
+index), renders one reply and records the rolls and the post. A post it has seen
+before is never resolved again: the stored reply stands, and if the post's tags were
+edited since, the reply says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from .campaign import Campaign
+from .dice import HmacDice, RecordingDice
+from .errors import TagError, UserError
+from .forum import Post
+from .ledger import GENESIS, make_row, roll_id
+from .limits import DEFAULT_LIMITS, Limits
+from .render import Renderer
+from .resolve import Context, Roster, handler_for
+from .tags import ParseContext, Tag, find_tags, parse_tag
+from .verdicts import Reply, Verdict
+
+log = logging.getLogger(__name__)
+
+EDITED_NOTE = (
+    "This post was edited after its rolls were made. The original results above stand; "
+    "changed or added tags are not rolled. To roll again, write a new reply."
+)
+INTERNAL_PROBLEM = (
+    "The referee hit an internal error on this tag and did not resolve it. The GM has "
+    "been told; nothing was rolled."
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What refereeing one post did."""
+
+    post: Post
+    text: str  # the reply's Markdown; empty when the post has no tags
+    tags: int
+    problems: int  # tags that could not be resolved
+    new_rolls: int  # ledger rows added by this call
+    replayed: bool = False  # the post was refereed before; ``text`` is the stored reply
+    edited: bool = False  # the post's tags changed after they were resolved
+
+    @property
+    def has_reply(self) -> bool:
+        return bool(self.text)
+
+
+def _tags_digest(tags: tuple[Tag, ...]) -> str:
+    joined = "\x1f".join(tag.text for tag in tags)
+    return hashlib.sha256(joined.encode()).hexdigest()
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat(timespec="seconds")
+
+
+class Referee:
+    """Referees posts for one open campaign; the caller flushes the store."""
+
+    def __init__(
+        self,
+        campaign: Campaign,
+        renderer: Renderer | None = None,
+        *,
+        limits: Limits = DEFAULT_LIMITS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if campaign.secret is None:
+            raise ValueError("a campaign opened without its secret cannot roll")
+        self.campaign = campaign
+        self.limits = limits
+        self.clock = clock
+        self.renderer = renderer or Renderer(
+            campaign.config.templates_dir,
+            campaign.config.name,
+            campaign.published_commitment,
+            limits,
+        )
+        self.roster = Roster(campaign.store.table("characters"))
+        self.posts = campaign.store.table("posts")
+        self.encounters = campaign.store.table("encounters")
+        self.ledger = campaign.store.ledger
+        last = self.ledger.last()
+        self._previous_hash = str(last["hash"]) if last else GENESIS
+
+    def referee(self, post: Post) -> Outcome:
+        """Resolve a post's tags once; on later calls return what was said the first time."""
+        scan = find_tags(post.body, self.limits)
+        seen = self.posts.get(post.fullname)
+        if seen is not None:
+            return self._replay(post, seen, scan.tags)
+        if not scan.tags and not scan.problem:
+            return Outcome(post, "", 0, 0, 0)
+        context = Context(self.roster, self.encounters, self.campaign.rules, post, self.limits)
+        parse_context = ParseContext(self.roster.known_names, self.limits)
+        verdicts = tuple(self._resolve(post, tag, context, parse_context) for tag in scan.tags)
+        notes = (scan.problem,) if scan.problem else ()
+        text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes))
+        new_rolls = self._record(post, verdicts)
+        self.posts.put(
+            post.fullname,
+            {
+                "post": post.fullname,
+                "thread": post.thread,
+                "author": post.author,
+                "tags": [tag.text for tag in scan.tags],
+                "tags_sha256": _tags_digest(scan.tags),
+                "roll_ids": [v.roll_id for v in verdicts if not v.failed],
+                "reply": text,
+                "edited_note": False,
+                "refereed_at": _iso(self.clock()),
+            },
+        )
+        problems = sum(v.failed for v in verdicts)
+        log.info(
+            "refereed post=%s author=%s tags=%d problems=%d rolls=%d",
+            post.fullname,
+            post.author,
+            len(verdicts),
+            problems,
+            new_rolls,
+        )
+        return Outcome(post, text, len(verdicts), problems, new_rolls)
+
+    def _replay(self, post: Post, seen: dict[str, Any], tags: tuple[Tag, ...]) -> Outcome:
+        unchanged = seen.get("tags_sha256") == _tags_digest(tags)
+        text = str(seen["reply"])
+        if not unchanged and not seen.get("edited_note"):
+            text = text.rstrip("\n") + f"\n\n*{EDITED_NOTE}*\n"
+            self.posts.put(
+                post.fullname,
+                {**seen, "reply": text, "edited_note": True, "edited_seen_at": _iso(self.clock())},
+            )
+            log.info("edited post=%s: original results stand", post.fullname)
+        edited = bool(seen.get("edited_note")) or not unchanged
+        return Outcome(post, text, len(seen.get("tags", [])), 0, 0, replayed=True, edited=edited)
+
+    def _resolve(
+        self, post: Post, tag: Tag, context: Context, parse_context: ParseContext
+    ) -> Verdict:
+        rid = roll_id(post.fullname, tag.index)
+        dice = RecordingDice(HmacDice(self.campaign.secret.value, post.fullname, tag.index))  # type: ignore[union-attr]
+        try:
+            request = parse_tag(tag.text, parse_context)
+            resolution = handler_for(request)(request, context, dice)
+        except TagError as error:
+            return Verdict(tag, rid, "problem", problem=error.message, usage=error.usage)
+        except UserError as error:
+            return Verdict(tag, rid, "problem", problem=error.message)
+        except Exception:  # a bug must cost one tag, never the whole post or batch
+            log.exception("internal error on post=%s tag=%d %r", post.fullname, tag.index, tag.text)
+            return Verdict(tag, rid, "problem", problem=INTERNAL_PROBLEM)
+        return Verdict(
+            tag,
+            rid,
+            resolution.kind,
+            resolution.result,
+            resolution.chance,
+            resolution.changes,
+            tuple(dice.draws),
+        )
+
+    def _record(self, post: Post, verdicts: tuple[Verdict, ...]) -> int:
+        added = 0
+        for verdict in verdicts:
+            if verdict.failed:
+                continue
+            row = make_row(
+                post=post.fullname,
+                thread=post.thread,
+                author=post.author,
+                tag_index=verdict.tag.index,
+                tag=verdict.tag.text,
+                system=self.campaign.config.system,
+                kind=verdict.kind,
+                draws=verdict.draws,
+                outcome=outcome_summary(verdict),
+                recorded=_iso(self.clock()),
+                previous=self._previous_hash,
+            )
+            if self.ledger.append(row):
+                self._previous_hash = row["hash"]
+                added += 1
+        return added
+
+
+def outcome_summary(verdict: Verdict) -> dict[str, Any]:
+    """The few facts of a verdict the ledger keeps beside its dice."""
+    result = verdict.result
+    summary: dict[str, Any] = {}
+    for name in ("total", "hit", "wounded", "success", "automatic_hit"):
+        value = getattr(result, name, None)
+        if value is not None:
+            summary[name] = value
+    groups = getattr(result, "groups", None)
+    if groups is not None:
+        summary["order"] = [list(group) for group in groups]
+    if verdict.changes:
+        summary["changes"] = [
+            {"name": c.name, "wounds": c.wounds_after, "state": c.state_after}
+            for c in verdict.changes
+        ]
+    return summary

@@ -1,0 +1,106 @@
+"""Tests for referee.cli: the commands a GM runs, their output and exit codes."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main
+from referee.store import Store
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def demo(tmp_path, monkeypatch):
+    """A copy of the demo campaign in a temporary folder, secret from the environment."""
+    shutil.copytree(
+        REPO / "data" / "demo",
+        tmp_path / "demo",
+        ignore=shutil.ignore_patterns("store.json*", "secret.txt"),
+    )
+    (tmp_path / "config.toml").write_text(
+        '[campaign]\nname = "Demo copy"\ndata_dir = "demo"\n'
+        f'templates_dir = "{(REPO / "templates").as_posix()}"\n'
+        f'races = "{(REPO / "data" / "races.toml").as_posix()}"\n'
+        '[secret]\nenv = "REFEREE_TEST_SECRET"\n'
+    )
+    monkeypatch.setenv("REFEREE_TEST_SECRET", "cli-test-secret")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_batch_on_the_demo_writes_replies_and_flags_the_malformed_tag(demo, capsys):
+    """batch prints one reply per post with tags and exits 1 because one tag is malformed."""
+    code = main(["batch", "demo/thread.json"])
+    out, err = capsys.readouterr()
+    assert (1, 10) == (code, out.count("## Reply to"))
+    assert "tag(s) with problems" in err
+
+
+def test_batch_twice_prints_the_same_replies(demo, capsys):
+    """Running batch again on the same thread prints identical verdicts and adds no rolls."""
+    main(["batch", "demo/thread.json", "--out", "first.md"])
+    main(["batch", "demo/thread.json", "--out", "second.md"])
+    err = capsys.readouterr().err
+    assert (demo / "first.md").read_text() == (demo / "second.md").read_text()
+    assert "0 new roll(s)" in err.splitlines()[-1]
+
+
+def test_batch_with_a_missing_file_is_a_usage_error(demo, capsys):
+    """A wrong thread path exits 2 and says what file is wanted."""
+    assert 2 == main(["batch", "nope.json"])
+    assert "saved as JSON" in capsys.readouterr().err
+
+
+def test_missing_secret_says_how_to_make_one(demo, capsys, monkeypatch):
+    """Without a secret, batch exits 2 and explains how to create and publish one."""
+    monkeypatch.delenv("REFEREE_TEST_SECRET")
+    assert 2 == main(["batch", "demo/thread.json"])
+    assert "secrets.token_hex" in capsys.readouterr().err
+
+
+def test_bad_config_lists_every_problem(demo, capsys):
+    """A config with two mistakes reports both, each with the fix."""
+    (demo / "config.toml").write_text(
+        '[campaign]\nsystem = "gurps"\ncolour = 1\n[rulings]\nties = "never"\n'
+    )
+    assert 2 == main(["characters"])
+    err = capsys.readouterr().err
+    assert ("gurps" in err, "colour" in err, "ties" in err) == (True, True, True)
+
+
+def test_roll_from_the_shell_records_nothing(demo, capsys):
+    """roll shows a verdict and leaves the ledger empty."""
+    assert 0 == main(["roll", "[[roll Kara agility]]", "--seed", "7"])
+    assert "Kara Venn" in capsys.readouterr().out
+    with Store(demo / "demo" / "store.json") as store:
+        assert 0 == len(store.ledger)
+
+
+def test_roll_with_a_bad_tag_exits_one_with_the_right_form(demo, capsys):
+    """A malformed tag from the shell exits 1 and shows the usage."""
+    assert 1 == main(["roll", "[[shoot Kara]]"])
+    assert "Write it as" in capsys.readouterr().out
+
+
+def test_characters_lists_the_roster(demo, capsys):
+    """characters prints every character with state and dice."""
+    assert 0 == main(["characters"])
+    out = capsys.readouterr().out
+    assert all(name in out for name in ("Kara Venn", "Captain Rhoss", "Trooper 3"))
+
+
+def test_verify_passes_then_catches_a_tampered_row(demo, capsys):
+    """verify accepts the honest ledger and exits 1 once a die in the store is changed."""
+    main(["batch", "demo/thread.json", "--out", "out.md"])
+    assert 0 == main(["verify"])
+    path = demo / "demo" / "store.json"
+    document = json.loads(path.read_text())
+    row = next(iter(document["ledger"].values()))
+    row["draws"][0][1] = 1 if row["draws"][0][1] != 1 else 2
+    path.write_text(json.dumps(document))
+    capsys.readouterr()
+    assert 1 == main(["verify"])
+    assert "MISMATCH" in capsys.readouterr().out

@@ -1,0 +1,142 @@
+"""Tests for referee.pipeline: each post is refereed once, deterministically, and recorded."""
+
+from pathlib import Path
+
+from referee.batch import load_thread, run_batch
+from referee.campaign import load_sheets
+from referee.dice import HmacDice
+from referee.forum import Post
+from referee.ledger import verify
+from referee.pipeline import EDITED_NOTE, Referee
+from referee.testing import sheet
+
+DEMO = Path(__file__).resolve().parent.parent / "data" / "demo" / "thread.json"
+
+
+def _post(body, fullname="t1_aaa", created=1.0, author="kara"):
+    return Post(fullname, "t3_thread", author, body, created)
+
+
+SHEETS = [sheet("Kara Venn"), sheet("Trooper 1", kind="npc"), sheet("Trooper 2", kind="npc")]
+
+
+def test_a_post_is_refereed_once_and_replayed_after(open_campaign):
+    """The second time a post is seen, the stored reply comes back and no roll is added."""
+    referee = Referee(open_campaign(SHEETS))
+    post = _post("[[roll 2d6+3]] [[shoot Kara -> Trooper 1]]")
+    first = referee.referee(post)
+    second = referee.referee(post)
+    assert (2, 0, first.text, True) == (
+        first.new_rolls,
+        second.new_rolls,
+        second.text,
+        second.replayed,
+    )
+
+
+def test_dice_derive_from_secret_post_and_tag_index(open_campaign):
+    """A tag's recorded dice are exactly HMAC(secret, post, tag index)'s stream."""
+    campaign = open_campaign(SHEETS, secret=b"s3cret")
+    Referee(campaign).referee(_post("[[roll 3d6]] [[roll 1d20]]", fullname="t1_xyz"))
+    rows = list(campaign.store.ledger)
+    expected = [
+        [[6, HmacDice(b"s3cret", "t1_xyz", 0).roll(6)]],
+        [[20, HmacDice(b"s3cret", "t1_xyz", 1).roll(20)]],
+    ]
+    assert expected == [row["draws"][:1] for row in rows]
+
+
+def test_edited_post_keeps_its_results_and_says_so(open_campaign):
+    """Changing a resolved tag never re-rolls: the original reply stands with a note."""
+    referee = Referee(open_campaign(SHEETS))
+    original = referee.referee(_post("[[roll 1d20]]"))
+    edited = referee.referee(_post("[[roll 1d20+10]]"))
+    assert (True, 1, 0) == (
+        edited.text.startswith(original.text.rstrip("\n")),
+        len(list(referee.ledger)),
+        edited.new_rolls,
+    )
+    assert EDITED_NOTE.split(".")[0] in edited.text
+
+
+def test_wounds_carry_from_one_post_to_the_next(open_campaign):
+    """Once a trooper is killed in one post, later posts see a dead trooper and refuse."""
+    campaign = open_campaign(SHEETS)
+    referee = Referee(campaign)
+    outcomes = [
+        referee.referee(_post("[[shoot Kara -> Trooper 1 unaware]]", f"t1_p{index}", index))
+        for index in range(12)
+    ]
+    first_kill = next(i for i, o in enumerate(outcomes) if "**dead**" in o.text)
+    later = outcomes[first_kill + 1 :]
+    stored = campaign.store.table("characters").get("trooper 1")
+    assert (1, [1] * len(later)) == (stored["sheet"]["wounds"], [o.problems for o in later])
+    assert all("dead" in o.text for o in later)
+
+
+def test_malformed_tag_gets_a_problem_line_and_the_rest_still_resolve(open_campaign):
+    """One bad tag costs only itself: the reply explains it and the good tag is rolled."""
+    outcome = Referee(open_campaign(SHEETS)).referee(_post("[[shoot Kara Trooper 1]] [[roll 1d6]]"))
+    assert (1, 1, True) == (outcome.problems, outcome.new_rolls, "not resolved" in outcome.text)
+
+
+def test_unknown_character_suggests_the_nearest_name(open_campaign):
+    """A misspelt name gets a reply that names the character the player probably meant."""
+    outcome = Referee(open_campaign(SHEETS)).referee(_post("[[roll Kaar Venn agility]]"))
+    assert "Kara Venn" in outcome.text
+
+
+def test_tags_past_the_cap_are_refused_with_a_note(open_campaign):
+    """A post with 60 tags resolves 50 and says the rest were refused."""
+    outcome = Referee(open_campaign(SHEETS)).referee(_post(" ".join(["[[roll 1d6]]"] * 60)))
+    assert (50, True) == (outcome.new_rolls, "50" in outcome.text.split("---")[0][-400:])
+
+
+def test_a_huge_reply_stays_under_reddits_limit(open_campaign):
+    """Fifty rolls of 1,000 dice still make one reply of at most 10,000 characters."""
+    outcome = Referee(open_campaign(SHEETS)).referee(_post(" ".join(["[[roll 1000d6]]"] * 50)))
+    assert (True, 50) == (len(outcome.text) <= 10_000, outcome.new_rolls)
+
+
+def test_hostile_names_are_escaped_in_the_reply(open_campaign):
+    """A tag naming u/someone or a link echoes it inert."""
+    outcome = Referee(open_campaign(SHEETS)).referee(
+        _post("[[roll u/spez [x](http://e.vil) agility]]")
+    )
+    assert ("u/spez" in outcome.text, "](http" in outcome.text) == (False, False)
+
+
+def test_demo_batch_twice_is_identical_and_verifies(open_campaign):
+    """The demo thread refereed twice gives the same replies, one set of rows, a clean ledger."""
+    campaign = open_campaign(_demo_sheets())
+    thread = load_thread(DEMO)
+    first = run_batch(Referee(campaign), thread)
+    second = run_batch(Referee(campaign), thread)
+    texts = [o.text for o in first.outcomes]
+    assert (texts, 0) == ([o.text for o in second.outcomes], second.new_rolls)
+    assert verify(campaign.store.ledger, b"test-secret").ok
+
+
+def test_demo_batch_resolves_all_but_the_malformed_and_ignores_quotes(open_campaign):
+    """The malformed shot gets its usage, quoted and code-span tags get nothing, the rest roll."""
+    result = run_batch(Referee(open_campaign(_demo_sheets())), load_thread(DEMO))
+    replies = {o.post.fullname: o for o in result.outcomes}
+    malformed = replies["t1_lx3a5f2"]
+    refused_by_rules = result.problems - malformed.problems
+    assert ("", 1, 13) == (replies["t1_lx3a3q9"].text, malformed.problems, result.tags)
+    assert "Write it as" in malformed.text
+    assert 12 == result.new_rolls + refused_by_rules
+    assert "Mind Trick" not in replies["t1_lx3a2c7"].text
+
+
+def test_store_survives_reopening(open_campaign, tmp_path):
+    """What a batch flushed is there when the campaign is opened again."""
+    campaign = open_campaign(SHEETS)
+    Referee(campaign).referee(_post("[[roll 1d6]]"))
+    campaign.close()
+    reopened = open_campaign(folder=tmp_path)
+    assert 1 == len(list(reopened.store.ledger))
+
+
+def _demo_sheets():
+    return load_sheets(DEMO.parent / "characters.toml")

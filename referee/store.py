@@ -563,6 +563,11 @@ class Store:
         finally:
             self._release()
 
+    def discard(self) -> None:
+        """Release the file WITHOUT writing: what changed since the last flush is dropped."""
+        if not self._closed:
+            self._release()
+
     def _release(self) -> None:
         self._closed = True
         self._middleware.storage.close()
@@ -579,8 +584,8 @@ class Store:
     ) -> None:
         if exc_type is None:
             self.close()
-        elif not self._closed:
-            self._release()
+        else:
+            self.discard()
 
     def __repr__(self) -> str:
         return f"<Store {str(self.path)!r}>"

@@ -468,10 +468,13 @@ def test_sigkill_at_random_moments_never_loses_a_reported_flush(path):
         with subprocess.Popen(
             [sys.executable, "-c", CHILD, str(path), str(batch)],
             stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
         ) as child:
-            assert child.stdout is not None
+            assert child.stdout is not None and child.stderr is not None
             ready = child.stdout.readline().split()
+            if not ready:  # the child died before it could start: show why
+                raise AssertionError(f"child failed to start: {child.stderr.read()}")
             assert ("ready", True) == (ready[0], int(ready[1]) >= reported)
             time.sleep(rng.uniform(0.0, 0.08))
             child.send_signal(signal.SIGKILL)

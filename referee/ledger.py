@@ -104,7 +104,8 @@ def verify(
     >>> from referee.dice import RecordingDice
     >>> dice = RecordingDice(HmacDice(b"s", "t1_a", 0)); _ = dice.roll(6)
     >>> row = make_row(post="t1_a", thread="t3_t", author="kara", tag_index=0, tag="roll 1d6",
-    ...     system="stepped", kind="dice", draws=dice.draws, outcome={}, recorded="", previous=GENESIS)
+    ...     system="stepped", kind="dice", draws=dice.draws, outcome={}, recorded="",
+    ...     previous=GENESIS)
     >>> verify([row], b"s").ok, verify([row], b"wrong").ok
     (True, False)
     """
@@ -115,7 +116,9 @@ def verify(
         count += 1
         rid = str(row.get("roll_id", f"row {count}"))
         if row.get("prev") != previous:
-            mismatches.append(Mismatch(rid, "the chain is broken: a row before it was removed or changed"))
+            mismatches.append(
+                Mismatch(rid, "the chain is broken: a row before it was removed or changed")
+            )
         if row.get("hash") != row_hash(row):
             mismatches.append(Mismatch(rid, "the row was altered after it was recorded"))
         previous = str(row.get("hash"))

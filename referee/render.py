@@ -119,14 +119,21 @@ class Renderer:
             text = self._render(reply, shown, compact=True, omitted=omitted)
             if len(text) <= self._limits.reply_chars:
                 return text
-        return self._render(reply, (), compact=True, omitted=tuple(v.roll_id for v in reply.verdicts))
+        return self._render(
+            reply, (), compact=True, omitted=tuple(v.roll_id for v in reply.verdicts)
+        )
 
-    def _render(self, reply: Reply, verdicts: Sequence, *, compact: bool, omitted: Sequence[str]) -> str:
-        return self._reply.render(
-            reply=reply,
-            verdicts=verdicts,
-            compact=compact,
-            omitted=omitted,
-            campaign=self._campaign,
-            commitment=self._commitment,
-        ).strip() + "\n"
+    def _render(
+        self, reply: Reply, verdicts: Sequence, *, compact: bool, omitted: Sequence[str]
+    ) -> str:
+        return (
+            self._reply.render(
+                reply=reply,
+                verdicts=verdicts,
+                compact=compact,
+                omitted=omitted,
+                campaign=self._campaign,
+                commitment=self._commitment,
+            ).strip()
+            + "\n"
+        )

@@ -15,16 +15,34 @@ def _thread(comments, submission_body="intro"):
     def listing(children):
         return {"kind": "Listing", "data": {"children": children, "after": None, "before": None}}
 
-    submission = {"kind": "t3", "data": {"name": "t3_s", "author": "gm", "selftext": submission_body,
-                                         "created_utc": 1.0, "edited": False, "subreddit": "pbp"}}
+    submission = {
+        "kind": "t3",
+        "data": {
+            "name": "t3_s",
+            "author": "gm",
+            "selftext": submission_body,
+            "created_utc": 1.0,
+            "edited": False,
+            "subreddit": "pbp",
+        },
+    }
     return [listing([submission]), listing(comments)]
 
 
 def _comment(cid, created, body="", replies=None, edited=False):
-    return {"kind": "t1", "data": {
-        "name": f"t1_{cid}", "author": "kara", "body": body, "created_utc": created,
-        "edited": edited, "parent_id": "t3_s", "link_id": "t3_s",
-        "replies": {"kind": "Listing", "data": {"children": replies}} if replies else ""}}
+    return {
+        "kind": "t1",
+        "data": {
+            "name": f"t1_{cid}",
+            "author": "kara",
+            "body": body,
+            "created_utc": created,
+            "edited": edited,
+            "parent_id": "t3_s",
+            "link_id": "t3_s",
+            "replies": {"kind": "Listing", "data": {"children": replies}} if replies else "",
+        },
+    }
 
 
 def test_nested_replies_are_flattened_in_the_order_written():
@@ -36,7 +54,9 @@ def test_nested_replies_are_flattened_in_the_order_written():
 
 def test_reddit_entities_are_unescaped_once():
     """Reddit's &gt; in a saved body becomes > so arrows and quotes read as typed."""
-    thread = posts_from_thread(_thread([_comment("a", 5, "&gt; quote\n\n[[shoot A -&gt; B]] &amp;amp;")]))
+    thread = posts_from_thread(
+        _thread([_comment("a", 5, "&gt; quote\n\n[[shoot A -&gt; B]] &amp;amp;")])
+    )
     assert "> quote\n\n[[shoot A -> B]] &amp;" == thread.posts[1].body
 
 
@@ -47,7 +67,9 @@ def test_edited_timestamp_and_collapsed_comments_are_kept():
     assert (99.0, 7) == (thread.posts[1].edited, thread.collapsed)
 
 
-@pytest.mark.parametrize("document", [{}, [], [{"data": {}}], "text", [{"data": {"children": []}}, {}]])
+@pytest.mark.parametrize(
+    "document", [{}, [], [{"data": {}}], "text", [{"data": {"children": []}}, {}]]
+)
 def test_a_file_that_is_not_a_thread_says_how_to_save_one(document):
     """A wrong file gives a ConfigError that explains where a saved thread comes from."""
     with pytest.raises(ConfigError) as caught:

@@ -9,9 +9,19 @@ def _rows(secret=b"campaign-secret", count=5):
     for index in range(count):
         dice = RecordingDice(HmacDice(secret, f"t1_p{index}", 0))
         dice.roll(8), dice.roll(6)
-        row = make_row(post=f"t1_p{index}", thread="t3_t", author="kara", tag_index=0,
-                       tag="roll Kara agility", system="stepped", kind="stat", draws=dice.draws,
-                       outcome={"total": 5}, recorded="2026-11-22T00:00:00+00:00", previous=previous)
+        row = make_row(
+            post=f"t1_p{index}",
+            thread="t3_t",
+            author="kara",
+            tag_index=0,
+            tag="roll Kara agility",
+            system="stepped",
+            kind="stat",
+            draws=dice.draws,
+            outcome={"total": 5},
+            recorded="2026-11-22T00:00:00+00:00",
+            previous=previous,
+        )
         rows.append(row)
         previous = row["hash"]
     return rows
@@ -39,7 +49,10 @@ def test_a_changed_die_is_caught():
     rows = _rows()
     rows[2]["draws"][0][1] = 1 if rows[2]["draws"][0][1] != 1 else 2
     reasons = {m.reason for m in verify(rows, b"campaign-secret").mismatches}
-    assert {"the row was altered after it was recorded", "its dice do not follow from the secret"} == reasons
+    assert {
+        "the row was altered after it was recorded",
+        "its dice do not follow from the secret",
+    } == reasons
 
 
 def test_a_removed_row_breaks_the_chain_without_the_secret():

@@ -57,8 +57,14 @@ def test_escaping_never_leaves_a_mention_or_link(text):
 
 @pytest.mark.parametrize(
     ("chance", "expected"),
-    [(Fraction(5, 12), "41.7%"), (Fraction(0), "0%"), (Fraction(1), "100%"),
-     (Fraction(1, 10_000), "<0.1%"), (Fraction(9999, 10_000), ">99.9%"), (None, "?")],
+    [
+        (Fraction(5, 12), "41.7%"),
+        (Fraction(0), "0%"),
+        (Fraction(1), "100%"),
+        (Fraction(1, 10_000), "<0.1%"),
+        (Fraction(9999, 10_000), ">99.9%"),
+        (None, "?"),
+    ],
 )
 def test_percentages(chance, expected):
     """Chances print with one decimal, and never round to a false 0% or 100%."""

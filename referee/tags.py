@@ -259,6 +259,7 @@ Parser = Callable[[str, ParseContext], Request]
 
 STATS = ("strength", "agility", "endurance", "perception")
 LOCATIONS = ("head", "torso", "arm", "leg")
+_LOCATION_WORDS = {**{word: word for word in LOCATIONS}, "body": "torso", "chest": "torso"}
 _SIDES = ("left", "right")
 
 _SIGNED = re.compile(r"[+\-][0-9]+")
@@ -403,7 +404,7 @@ def _is_option(words: list[str], i: int) -> bool:
     if word in _SIDES:
         return i + 1 < len(words) and words[i + 1].casefold() in ("arm", "leg")
     return (
-        word in LOCATIONS
+        word in _LOCATION_WORDS
         or word in ("unaware", "subdue", "with")
         or _ENVIRONMENT.fullmatch(word) is not None
         or _SIGNED.fullmatch(word) is not None
@@ -436,7 +437,8 @@ def _attack_parser(verb: str) -> Parser:
             option = _ENVIRONMENT.fullmatch(word)
             if word in _SIDES and i + 1 < len(words) and words[i + 1].casefold() in ("arm", "leg"):
                 word, i = f"{word} {words[i + 1].casefold()}", i + 1
-            if word.split()[-1] in LOCATIONS:
+            if word.split()[-1] in _LOCATION_WORDS:
+                word = _LOCATION_WORDS.get(word, word)
                 if location is not None:
                     raise TagError(
                         f"Name one hit location, not both {location} and {word}.",

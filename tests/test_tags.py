@@ -163,6 +163,7 @@ PARSED = [
     ),
     ("attack Kara=>Trooper 1 env-1", None, Attack("shoot", "Kara", "Trooper 1", environment=-1)),
     ("shoot Kara at Trooper 1 leg", None, Attack("shoot", "Kara", "Trooper 1", location="leg")),
+    ("shoot Kara -> Trooper 1 chest", None, Attack("shoot", "Kara", "Trooper 1")),
     (
         "strike Dax -> Kara with fists +1 -3",
         None,

@@ -51,6 +51,7 @@ class Outcome:
     new_rolls: int  # ledger rows added by this call
     replayed: bool = False  # the post was refereed before; ``text`` is the stored reply
     edited: bool = False  # the post's tags changed after they were resolved
+    note_added: bool = False  # this call added the edited note to the stored reply
 
     @property
     def has_reply(self) -> bool:
@@ -137,7 +138,8 @@ class Referee:
     def _replay(self, post: Post, seen: dict[str, Any], tags: tuple[Tag, ...]) -> Outcome:
         unchanged = seen.get("tags_sha256") == _tags_digest(tags)
         text = str(seen["reply"])
-        if not unchanged and not seen.get("edited_note"):
+        note_added = not unchanged and not seen.get("edited_note")
+        if note_added:
             text = text.rstrip("\n") + f"\n\n*{EDITED_NOTE}*\n"
             self.posts.put(
                 post.fullname,
@@ -145,7 +147,16 @@ class Referee:
             )
             log.info("edited post=%s: original results stand", post.fullname)
         edited = bool(seen.get("edited_note")) or not unchanged
-        return Outcome(post, text, len(seen.get("tags", [])), 0, 0, replayed=True, edited=edited)
+        return Outcome(
+            post,
+            text,
+            len(seen.get("tags", [])),
+            0,
+            0,
+            replayed=True,
+            edited=edited,
+            note_added=note_added,
+        )
 
     def _resolve(
         self, post: Post, tag: Tag, context: Context, parse_context: ParseContext

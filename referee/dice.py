@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -110,22 +111,22 @@ class HmacDice:
     True
     """
 
-    _WORD = 8
     _SPACE = 1 << 64
+    _WORDS = struct.Struct(">4Q")  # a SHA-256 digest read as four big-endian 64-bit words
 
     def __init__(self, secret: bytes, post: str, tag_index: int) -> None:
-        self._secret = secret
-        self._prefix = f"{post}:{tag_index}:".encode()
+        # The keyed state after the prefix is computed once; each block copies it.
+        self._keyed = hmac.new(secret, f"{post}:{tag_index}:".encode(), hashlib.sha256)
         self._block = 0
-        self._buffer = b""
+        self._words: list[int] = []
 
     def _word(self) -> int:
-        if not self._buffer:
-            message = self._prefix + str(self._block).encode()
-            self._buffer = hmac.new(self._secret, message, hashlib.sha256).digest()
+        if not self._words:
+            block = self._keyed.copy()
+            block.update(str(self._block).encode())
             self._block += 1
-        word, self._buffer = self._buffer[: self._WORD], self._buffer[self._WORD :]
-        return int.from_bytes(word, "big")
+            self._words = list(reversed(self._WORDS.unpack(block.digest())))
+        return self._words.pop()
 
     def roll(self, sides: int) -> int:
         _check_sides(sides)

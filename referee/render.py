@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
 from .limits import DEFAULT_LIMITS, Limits
-from .verdicts import Reply
+from .verdicts import Reply, Verdict
 
 PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -29,12 +31,18 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2066-\u2069]+"
 
 
 def escape_markdown(text: object, max_chars: int = 200) -> str:
-    """User text made inert in Reddit Markdown: one line, escaped, capped.
+    """User text made inert in Reddit Markdown: one line, escaped, capped (see :func:`_escape`).
 
     >>> escape_markdown("u/admin [click](http://x.y) **bold**")
     'u&#47;admin \\\\[click\\\\]\\\\(http\\\\:&#47;&#47;x\\\\.y\\\\) \\\\*\\\\*bold\\\\*\\\\*'
     """
-    flat = " ".join(_CONTROL.sub(" ", str(text)).split())
+    # Names and labels repeat in every verdict, so the escaped forms are memoised.
+    return _escape(text if type(text) is str else str(text), max_chars)
+
+
+@lru_cache(maxsize=8192)
+def _escape(text: str, max_chars: int) -> str:
+    flat = " ".join(_CONTROL.sub(" ", text).split())
     if len(flat) > max_chars:
         flat = flat[: max_chars - 1] + "…"
     out = []
@@ -73,6 +81,30 @@ def signed(value: int) -> str:
     return f"+{value}" if value >= 0 else f"−{-value}"
 
 
+def format_die(die: Any) -> str:
+    """One die as ``d8:5``; a die that does not count is struck through: ``d8:~~2~~``."""
+    return f"d{die.sides}:{die.value}" if die.kept else f"d{die.sides}:~~{die.value}~~"
+
+
+def format_roll(roll: Any) -> str:
+    """A trait roll on one line: who, what, every die, the wild die, modifiers, the total.
+
+    A filter rather than a template macro: it runs for every die of every verdict,
+    and a Jinja2 macro call costs several times a Python call.
+    """
+    parts = [escape_markdown(roll.roller), escape_markdown(roll.label)]
+    parts.extend(format_die(die) for die in roll.dice)
+    if roll.wild is not None:
+        parts.append("wild " + format_die(roll.wild))
+    parts.extend(f"{signed(m.value)} ({escape_markdown(m.label)})" for m in roll.modifiers)
+    text = " ".join(parts) + f" = **{roll.total}**"
+    if roll.critical:
+        return text + " (**critical failure**)"
+    if roll.exceptional:
+        return text + " (**exceptional success**)"
+    return text
+
+
 def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     """The Jinja2 environment, with the campaign's templates before the stock ones."""
     folders = [str(path) for path in (templates_dir, PACKAGE_TEMPLATES) if path and path.is_dir()]
@@ -83,8 +115,11 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
+        auto_reload=False,  # templates are read once per run, not checked on every use
     )
     environment.filters["md"] = escape_markdown
+    environment.filters["die"] = format_die
+    environment.filters["roll"] = format_roll
     environment.filters["pct"] = percent
     environment.filters["signed"] = signed
     return environment
@@ -102,6 +137,7 @@ class Renderer:
     ) -> None:
         self._environment = make_environment(templates_dir)
         self._reply = self._environment.get_template("reply.md.j2")
+        self._verdicts: dict[str, jinja2.Template] = {}
         self._campaign = campaign
         self._commitment = commitment
         self._limits = limits
@@ -123,17 +159,22 @@ class Renderer:
             reply, (), compact=True, omitted=tuple(v.roll_id for v in reply.verdicts)
         )
 
+    def _verdict(self, verdict: Verdict, compact: bool) -> str:
+        template = self._verdicts.get(verdict.kind)
+        if template is None:
+            template = self._environment.get_template(f"verdict_{verdict.kind}.md.j2")
+            self._verdicts[verdict.kind] = template
+        return template.render(v=verdict, compact=compact).strip()
+
     def _render(
-        self, reply: Reply, verdicts: Sequence, *, compact: bool, omitted: Sequence[str]
+        self, reply: Reply, verdicts: Sequence[Verdict], *, compact: bool, omitted: Sequence[str]
     ) -> str:
-        return (
-            self._reply.render(
-                reply=reply,
-                verdicts=verdicts,
-                compact=compact,
-                omitted=omitted,
-                campaign=self._campaign,
-                commitment=self._commitment,
-            ).strip()
-            + "\n"
+        text = self._reply.render(
+            reply=reply,
+            verdicts=[self._verdict(verdict, compact) for verdict in verdicts],
+            compact=compact,
+            omitted=omitted,
+            campaign=self._campaign,
+            commitment=self._commitment,
         )
+        return text.strip() + "\n"

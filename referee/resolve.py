@@ -106,21 +106,16 @@ class Context:
 Handler = Callable[[Any, Context, DiceSource], Resolution]
 
 
-def _at_least(distribution: dict[int, Fraction] | None, total: int) -> Fraction | None:
-    if distribution is None:
-        return None
-    return sum((p for value, p in distribution.items() if value >= total), Fraction(0))
-
 
 def trait_chance(roll: stepped.TraitRoll, rules: stepped.Rules) -> Fraction:
     """The exact chance of a roll this high or higher, with the same dice and modifiers."""
-    distribution = stepped_odds.trait_distribution(
+    return stepped_odds.chance_at_least(
         tuple(d.sides for d in roll.dice),
         roll.wild is not None,
         sum(m.value for m in roll.modifiers),
         rules.rulings,
+        roll.total,
     )
-    return _at_least(distribution, roll.total) or Fraction(0)
 
 
 def change_of(before: stepped.Character, after: stepped.Character, rules: stepped.Rules) -> Change:

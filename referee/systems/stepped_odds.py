@@ -246,6 +246,38 @@ def trait_distribution(
     return dict(sorted(result.items()))
 
 
+def chance_at_least(
+    sides: Iterable[int], named: bool, modifier: int, rulings: Rulings, total: int
+) -> Fraction:
+    """P(a roll with these dice and modifier totals ``total`` or more), wild d6 if named.
+
+    >>> from referee.systems.stepped import Rulings
+    >>> chance_at_least((4,), named=False, modifier=0, rulings=Rulings(), total=4)
+    Fraction(1, 4)
+    """
+    survival = _survival(_check_sides(sides), named, modifier, rulings)
+    if total <= survival[0][0]:
+        return Fraction(1)
+    for value, chance in survival:
+        if value >= total:
+            return chance
+    return Fraction(0)
+
+
+@lru_cache(maxsize=4096)
+def _survival(
+    sides: tuple[int, ...], named: bool, modifier: int, rulings: Rulings
+) -> tuple[tuple[int, Fraction], ...]:
+    # (value, P(total >= value)) for every reachable total, lowest first.
+    distribution = trait_distribution(sides, named, modifier, rulings)
+    remaining = Fraction(1)
+    table = []
+    for value, chance in distribution.items():
+        table.append((value, remaining))
+        remaining -= chance
+    return tuple(table)
+
+
 def grade(exceptional: bool, critical: bool, rulings: Rulings) -> int:
     """-1 for a critical failure that decides, +1 for an exceptional success that does, else 0.
 

@@ -1,0 +1,82 @@
+"""Tests for referee.dice: the injected randomness sources and the published derivation."""
+
+import hashlib
+import hmac
+from collections import Counter
+
+import pytest
+from scipy.stats import chisquare
+
+from referee.dice import FixedDice, HmacDice, RecordingDice, SeededDice, commitment, replay_matches
+
+
+def _independent_first_roll(secret: bytes, post: str, index: int, sides: int) -> int:
+    """The derivation as a player would re-implement it from the README."""
+    digest = hmac.new(secret, f"{post}:{index}:0".encode(), hashlib.sha256).digest()
+    for offset in range(0, 32, 8):
+        word = int.from_bytes(digest[offset : offset + 8], "big")
+        if word < (1 << 64) - (1 << 64) % sides:
+            return word % sides + 1
+    raise AssertionError("all four words rejected")  # pragma: no cover - odds ~ 0
+
+
+@pytest.mark.parametrize("sides", [2, 4, 6, 20, 100, 1000])
+def test_hmac_dice_follow_the_published_derivation(sides):
+    """The first die equals HMAC-SHA256(secret, 'post:index:0') read as the README says."""
+    expected = [_independent_first_roll(b"secret", f"t1_p{i}", i % 3, sides) for i in range(50)]
+    actual = [HmacDice(b"secret", f"t1_p{i}", i % 3).roll(sides) for i in range(50)]
+    assert expected == actual
+
+
+def test_hmac_dice_differ_by_secret_post_and_index():
+    """Changing any of secret, post or tag index changes the dice."""
+
+    def ten(*args):
+        dice = HmacDice(*args)
+        return [dice.roll(20) for _ in range(10)]
+
+    base = ten(b"s", "t1_a", 0)
+    assert (False, False, False) == (
+        base == ten(b"t", "t1_a", 0),
+        base == ten(b"s", "t1_b", 0),
+        base == ten(b"s", "t1_a", 1),
+    )
+
+
+@pytest.mark.parametrize("sides", [6, 7, 20])
+def test_hmac_dice_are_uniform(sides):
+    """100,000 HMAC dice match the uniform distribution (chi-square, p > 1e-4)."""
+    dice = HmacDice(b"uniformity", "t1_u", 0)
+    counts = Counter(dice.roll(sides) for _ in range(100_000))
+    assert chisquare([counts[face] for face in range(1, sides + 1)]).pvalue > 1e-4
+
+
+def test_a_biased_source_fails_the_same_uniformity_check():
+    """The uniformity check can fail: a d6 that never shows 6 is caught."""
+    dice = SeededDice(3)
+    counts = Counter(dice.roll(5) for _ in range(100_000))  # a "d6" whose 6 never comes up
+    assert chisquare([counts[face] for face in range(1, 7)]).pvalue < 1e-4
+
+
+def test_recording_and_replay_round_trip():
+    """Recorded draws replay against the same source and fail against another."""
+    recorder = RecordingDice(HmacDice(b"k", "t1_r", 2))
+    for sides in (8, 8, 6, 20):
+        recorder.roll(sides)
+    assert (True, False) == (
+        replay_matches(HmacDice(b"k", "t1_r", 2), recorder.draws),
+        replay_matches(HmacDice(b"k", "t1_r", 3), recorder.draws),
+    )
+
+
+def test_fixed_dice_refuse_impossible_faces_and_running_out():
+    """FixedDice rejects a face the die lacks and says when it has no values left."""
+    dice = FixedDice([3])
+    assert 3 == dice.roll(6)
+    with pytest.raises(IndexError):
+        dice.roll(6)
+
+
+def test_commitment_is_the_secrets_sha256():
+    """The published commitment is plain sha256 of the secret's bytes."""
+    assert hashlib.sha256(b"abc").hexdigest() == commitment(b"abc")

@@ -611,3 +611,140 @@ Did you mean shoot?
     hint = f" Did you mean {_CANONICAL[close[0]]}?" if close else ""
     usage = USAGE[_CANONICAL[close[0]]] if close else USAGE["roll"]
     raise TagError(f"'{_shorten(word, 20)}' is not a roll verb. Verbs: {verbs}.{hint}", usage)
+
+
+# ------------------------------------------------------------ applications and GM tools
+
+
+@dataclass(frozen=True)
+class Apply:
+    """``[[apply]]``: the post's first code block is a character sheet to review."""
+
+
+@dataclass(frozen=True)
+class Decide:
+    """A GM's decision on an application: ``[[approve]]``, ``[[reject why]]``, ``[[revise note]]``.
+
+    Without a name the decision is about the application the post replies to.
+    """
+
+    decision: str  # "approve", "reject" or "revise"
+    name: str | None = None
+    note: str = ""
+    amendments: tuple[str, ...] = ()  # approve only: "named", "tough 2", "forbid X", "move X to d8"
+
+
+@dataclass(frozen=True)
+class CreateNpc:
+    """``[[npc Trooper 4 as trooper]]`` or ``[[npc Bandit: str 2, agi 3, end 2, per 2]]``."""
+
+    name: str
+    template: str | None = None
+    fields: tuple[str, ...] = ()  # inline "key value" items, after the template's
+
+
+@dataclass(frozen=True)
+class AdjustWounds:
+    """``[[wound X +1]]``, ``[[wound X -1]]``, ``[[heal X]]`` (all) or ``[[heal X 1]]``."""
+
+    name: str
+    change: int | None  # wounds added (negative heals); None heals every wound
+
+
+@dataclass(frozen=True)
+class EndEncounter:
+    """``[[end encounter]]``: clears the thread's initiative order."""
+
+
+GmRequest = Apply | Decide | CreateNpc | AdjustWounds | EndEncounter
+
+_DECIDE_USAGE = {
+    "approve": "[[approve]] or [[approve Orla Vex with named, tough 2, move Mind Trick to d8]]",
+    "reject": "[[reject the sheet does not fit the setting]]",
+    "revise": "[[revise Agility is over the human cap; move a point to Endurance]]",
+}
+
+
+def parse_apply(rest: str, context: ParseContext) -> Apply:
+    if rest.strip():
+        raise TagError(
+            "Write [[apply]] alone, with your sheet in a code block below it.", "[[apply]]"
+        )
+    return Apply()
+
+
+def _decision_parser(decision: str) -> Parser:
+    usage = _DECIDE_USAGE[decision]
+
+    def parse(rest: str, context: ParseContext) -> Decide:
+        rest = _collapse(rest)
+        if decision == "approve":
+            name_part, _, amend_part = rest.partition(" with ")
+            if rest.casefold().startswith("with "):
+                name_part, amend_part = "", rest[5:]
+            amendments = tuple(_collapse(item) for item in amend_part.split(",") if _collapse(item))
+            name = _name(name_part, "character", usage, context.limits) if name_part else None
+            return Decide("approve", name, "", amendments)
+        name_part, colon, note = rest.partition(":")
+        name = _name(name_part, "character", usage, context.limits) if colon else None
+        note = note if colon else rest
+        if len(note) > context.limits.max_tag_chars // 2:
+            raise TagError("That note is too long; keep it under 1,000 characters.", usage)
+        return Decide(decision, name, _collapse(note))
+
+    return parse
+
+
+def parse_npc(rest: str, context: ParseContext) -> CreateNpc:
+    usage = USAGE["npc"]
+    head, colon, inline = rest.partition(":")
+    name_part, as_word, template = head.partition(" as ")
+    if not colon and not as_word:
+        raise TagError("Give the NPC a template with `as` or stats after a colon.", usage)
+    name = _name(name_part, "NPC", usage, context.limits)
+    fields = tuple(_collapse(item) for item in inline.split(",") if _collapse(item))
+    return CreateNpc(name, _collapse(template) or None, fields)
+
+
+def _wound_parser(verb: str) -> Parser:
+    def parse(rest: str, context: ParseContext) -> AdjustWounds:
+        usage = USAGE[verb]
+        text, change = _trailing_modifiers(" " + rest.strip(), usage, context.limits)
+        words = text.split()
+        # "heal Trooper 1" names Trooper 1; a bare count counts only after another name.
+        whole_name = " ".join(words).casefold() in context.known_names
+        if (
+            verb == "heal"
+            and not change
+            and len(words) > 1
+            and words[-1].isdigit()
+            and not whole_name
+        ):
+            change, words = int(words[-1]), words[:-1]
+        name = _name(" ".join(words), "character", usage, context.limits)
+        if verb == "heal":
+            return AdjustWounds(name, -abs(change) if change else None)
+        if change == 0:
+            raise TagError("Say how many wounds: +1 to add one, -1 to take one away.", usage)
+        return AdjustWounds(name, change)
+
+    return parse
+
+
+def parse_end(rest: str, context: ParseContext) -> EndEncounter:
+    if rest.strip().casefold() not in ("", "encounter", "combat", "fight"):
+        raise TagError("Write [[end encounter]].", USAGE["end"])
+    return EndEncounter()
+
+
+register_verb("apply", parse_apply, "[[apply]] followed by your sheet in a code block")
+for _decision in ("approve", "reject", "revise"):
+    register_verb(_decision, _decision_parser(_decision), _DECIDE_USAGE[_decision])
+register_verb(
+    "npc",
+    parse_npc,
+    "[[npc Trooper 4 as trooper]] or [[npc Bandit: str 2, agi 3, end 2, per 2, named]]",
+)
+register_verb("wound", _wound_parser("wound"), "[[wound Trooper 1 +1]] or [[wound Kara -1]]")
+register_verb("heal", _wound_parser("heal"), "[[heal Kara]] (every wound) or [[heal Kara 1]]")
+register_verb("end", parse_end, "[[end encounter]]")

@@ -586,8 +586,8 @@ def parse_tag(text: str, context: ParseContext = DEFAULT_CONTEXT) -> Request:
     >>> parse_tag("sht Kara -> Trooper 1")
     Traceback (most recent call last):
     ...
-    referee.errors.TagError: 'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast. \
-Did you mean shoot?
+    referee.errors.TagError: 'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast, \
+apply, approve, reject, revise, npc, wound, heal, end. Did you mean shoot?
     """
     limits = context.limits
     if len(text) > limits.max_tag_chars:

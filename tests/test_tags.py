@@ -199,10 +199,17 @@ REFUSED = [
     (
         "sht Kara -> Trooper 1",
         None,
-        "'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast. Did you mean shoot?",
+        "'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast, apply, approve, "
+        "reject, revise, npc, wound, heal, end. Did you mean shoot?",
         "shoot",
     ),
-    ("xyzzy", None, "'xyzzy' is not a roll verb. Verbs: roll, init, shoot, melee, cast.", "roll"),
+    (
+        "xyzzy",
+        None,
+        "'xyzzy' is not a roll verb. Verbs: roll, init, shoot, melee, cast, apply, approve, "
+        "reject, revise, npc, wound, heal, end.",
+        "roll",
+    ),
     ("roll", None, "Say what to roll: dice like 2d6+3, or a character and a stat.", "roll"),
     (
         "roll Kara",
@@ -327,21 +334,21 @@ def test_parse_refusals(
 def test_register_verb() -> None:
     """A registered verb and its alias dispatch to its parser and show in the verb list."""
     register_verb(
-        "wound", lambda rest, context: RollInitiative((rest,)), "[[wound Kara]]", ("hurt",)
+        "smite", lambda rest, context: RollInitiative((rest,)), "[[smite Kara]]", ("zap",)
     )
     try:
         with pytest.raises(TagError) as caught:
-            parse_tag("wund Kara")
-        expected = (RollInitiative(("Kara",)), "[[wound Kara]]", True)
+            parse_tag("smit Kara")
+        expected = (RollInitiative(("Kara",)), "[[smite Kara]]", True)
         assert expected == (
-            parse_tag("HURT Kara"),
+            parse_tag("ZAP Kara"),
             caught.value.usage,
-            "cast, wound." in caught.value.message,
+            "end, smite." in caught.value.message,
         )
     finally:
-        unregister_verb("wound")
+        unregister_verb("smite")
     gone = (False, False)
-    assert gone == ("wound" in VERBS, "hurt" in VERBS)
+    assert gone == ("smite" in VERBS, "zap" in VERBS)
 
 
 words = st.sampled_from(

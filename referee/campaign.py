@@ -44,6 +44,7 @@ class RedditConfig:
     user_agent: str = "referee play-by-post dice referee"
     wiki_page: str = ""  # publish the roster here; empty means never
     timeout: float = 16.0  # seconds before a request to Reddit is given up
+    submissions_every: int = 2  # read r/…/new every Nth cycle, r/…/comments the others
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ _SECTIONS: dict[str, set[str]] = {
         "user_agent",
         "wiki_page",
         "timeout",
+        "submissions_every",
     },
 }
 
@@ -166,7 +168,12 @@ def load_config(path: Path) -> Config:
         user_agent=str(reddit.get("user_agent", RedditConfig.user_agent)),
         wiki_page=str(reddit.get("wiki_page", "")),
         timeout=float(reddit.get("timeout", 16.0)),
+        submissions_every=int(reddit.get("submissions_every", 2)),
     )
+    if reddit_config.submissions_every < 2:
+        problems.append(
+            "reddit.submissions_every must be at least 2: the other cycles read new comments."
+        )
     if reddit_config.poll_seconds < 5:
         problems.append("reddit.poll_seconds must be at least 5, to respect Reddit's rate limits.")
     if "secret" in secret or "value" in secret:

@@ -1,4 +1,4 @@
-"""The ``referee`` command: batch, roll, characters, verify.
+"""The ``referee`` command: batch, roll, characters, verify, run.
 
 Exit codes: 0 all is well, 1 the input had tag errors (or the ledger failed
 verification), 2 usage or configuration errors. Every message says how to fix it.
@@ -65,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check only the hash chain (for players before the secret is revealed)",
     )
+    run = commands.add_parser("run", help="watch Reddit and reply to roll tags (the live bot)")
+    run.add_argument("--once", action="store_true", help="read every source once and exit (cron)")
     return parser
 
 
@@ -210,11 +212,33 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_TAG_ERRORS
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    # The live bot's log is its output: one key=value line per step of every post.
+    logging.getLogger("referee").setLevel(logging.INFO)
+    from .reddit import RedditForum, connect
+    from .worker import Worker, run_once, serve
+
+    with Campaign.open(args.campaign) as campaign:
+        config = campaign.config.reddit
+        if not config.subreddits and not config.threads:
+            raise ConfigError(
+                f"Nothing to watch: set [reddit] subreddits or threads in {campaign.config.path}."
+            )
+        forum = RedditForum(connect(config))
+        worker = Worker(Referee(campaign), forum, config)
+        if args.once:
+            report = run_once(worker)
+            return EXIT_OK if report.failure is None else EXIT_TAG_ERRORS
+        serve(worker, config.poll_seconds)
+    return EXIT_OK
+
+
 COMMANDS = {
     "batch": cmd_batch,
     "roll": cmd_roll,
     "characters": cmd_characters,
     "verify": cmd_verify,
+    "run": cmd_run,
 }
 
 if __name__ == "__main__":  # pragma: no cover

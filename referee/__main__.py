@@ -1,0 +1,7 @@
+"""``python -m referee``: the same as the ``referee`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,502 @@
+"""The live worker against FakeReddit: cycles, cursor, exactly-once delivery, errors, edits."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from referee.campaign import Campaign
+from referee.pipeline import EDITED_NOTE, Referee
+from referee.reddit import RedditForum, connect
+from referee.testing import make_campaign
+from referee.testing.reddit_server import FakeReddit, Fault, client_sleeps
+from referee.worker import Worker, thread_fullname
+
+SUB = "dicegames"
+POLL = 60
+
+
+class Live:
+    """A FakeReddit, a campaign on disk and a worker on both; ``restart`` is a new process."""
+
+    def __init__(self, server: FakeReddit, folder: Path, reddit: str = "", **worker: Any) -> None:
+        self.server = server
+        self.folder = folder
+        self.reddit_config = reddit
+        self.worker_options = worker
+        self.sessions: list[requests.Session] = []
+        self.campaign: Campaign | None = None
+        self.worker = self.start()
+
+    def start(self) -> Worker:
+        extra = (
+            f'[reddit]\nsubreddits = ["{SUB}"]\npoll_seconds = {POLL}\n'
+            f'oauth_url = "{self.server.url}"\nreddit_url = "{self.server.url}"\n'
+            + self.reddit_config
+        )
+        self.campaign = make_campaign(self.folder, extra_config=extra)
+        http = requests.Session()
+        self.sessions.append(http)
+        settings = {k: v for k, v in self.server.praw_settings().items() if "_url" not in k}
+        options = dict(self.worker_options)
+        page_size = options.pop("page_size", 100)
+        forum = RedditForum(
+            connect(self.campaign.config.reddit, session=http, **settings), page_size
+        )
+        self.worker = Worker(
+            Referee(self.campaign, clock=self.server.clock.now),
+            forum,
+            self.campaign.config.reddit,
+            clock=self.server.clock.now,
+            **options,
+        )
+        return self.worker
+
+    def restart(self) -> Worker:
+        """Drop the worker as a crash would: unflushed changes are lost."""
+        assert self.campaign is not None
+        self.campaign.store.discard()
+        return self.start()
+
+    def close(self) -> None:
+        if self.campaign is not None:
+            self.campaign.close()
+        for http in self.sessions:
+            http.close()
+
+    def run_until_settled(self, cycles: int = 30) -> int:
+        """Run cycles a poll interval apart on the fake clock until every source is read
+        (two quiet cycles in a row) and no reply is open."""
+        quiet = 0
+        for n in range(1, cycles + 1):
+            report = self.worker.cycle()
+            calm = not (report.refereed or report.failure or report.skipped)
+            quiet = quiet + 1 if calm and not self.worker.open_posts else 0
+            if quiet >= 2:
+                return n
+            self.server.clock.advance(POLL)
+        raise AssertionError(f"still open after {cycles} cycles: {self.worker.open_posts}")
+
+    def bot_replies(self) -> Counter[str]:
+        """How many replies the bot left under each post."""
+        return Counter(c["parent_id"] for c in self.server.comments_by(self.server.bot))
+
+
+@pytest.fixture
+def server() -> Iterator[FakeReddit]:
+    """A running FakeReddit with one subreddit; PRAW's sleeps are recorded, not slept."""
+    with FakeReddit() as fake, client_sleeps():
+        fake.add_subreddit(SUB, moderators=["gm"])
+        yield fake
+
+
+@pytest.fixture
+def live(server: FakeReddit, tmp_path: Path) -> Iterator[Any]:
+    """Make Live harnesses on the server; close them after the test."""
+    made: list[Live] = []
+
+    def factory(reddit: str = "", **worker: Any) -> Live:
+        harness = Live(server, tmp_path / f"campaign{len(made)}", reddit, **worker)
+        made.append(harness)
+        return harness
+
+    yield factory
+    for harness in made:
+        harness.close()
+
+
+def _tagged(server: FakeReddit, count: int, parent: str | None = None) -> list[str]:
+    post = parent or server.submit(SUB, "alice", "Session", "Scene set.")
+    return [server.comment(post, "bob", f"I try [[roll 1d{n + 2}]]") for n in range(count)]
+
+
+# -- the cycle -------------------------------------------------------------------------
+
+
+def test_each_tagged_post_gets_exactly_one_reply(server: FakeReddit, live) -> None:
+    """A tagged submission and tagged comments each get one reply; untagged posts none."""
+    harness = live()
+    submission = server.submit(SUB, "alice", "Ambush", "We open fire [[roll 2d6]]")
+    comments = _tagged(server, 3, submission)
+    server.comment(submission, "carol", "no tags here")
+    harness.run_until_settled()
+    assert Counter({submission: 1, **dict.fromkeys(comments, 1)}) == harness.bot_replies()
+
+
+def test_reply_text_is_the_pipelines_verdict(server: FakeReddit, live) -> None:
+    """The reply posted is the reply the pipeline stored for the post."""
+    harness = live()
+    (comment,) = _tagged(server, 1)
+    harness.run_until_settled()
+    record = harness.campaign.store.table("posts").get(comment)
+    assert [record["reply"]] == [c["body"] for c in server.replies_to(comment)]
+
+
+def test_idle_cycle_costs_one_request_for_all_subreddits(server: FakeReddit, live) -> None:
+    """With three subreddits an idle cycle reads one multireddit listing: one request."""
+    for name in ("b", "c"):
+        server.add_subreddit(name)
+    harness = live()
+    harness.worker.subreddits = (SUB, "b", "c")
+    harness.worker.cycle()
+    costs = []
+    for _ in range(4):
+        before = server.count()
+        harness.worker.cycle()
+        costs.append(server.count() - before)
+    paths = {r.path for r in server.requests[-4:]}
+    assert [1, 1, 1, 1] == costs
+    assert {f"/r/{SUB}+b+c/new", f"/r/{SUB}+b+c/comments"} == paths
+
+
+def test_cycles_alternate_comments_and_new_submissions(server: FakeReddit, live) -> None:
+    """After the first (full) cycle, cycles alternate r/…/comments and r/…/new."""
+    harness = live()
+    kinds = [harness.worker.cycle().sources for _ in range(5)]
+    assert [["new", "comments"], ["comments"], ["new"], ["comments"], ["new"]] == kinds
+
+
+def test_the_bots_own_comments_are_never_refereed(server: FakeReddit, live) -> None:
+    """A comment by the bot that quotes a tag is left alone."""
+    harness = live()
+    post = server.submit(SUB, "alice", "S", "t")
+    server.comment(post, server.bot, "Quoting [[roll 1d6]]")
+    harness.run_until_settled()
+    assert 0 == len(harness.campaign.store.ledger)
+
+
+def test_listed_thread_is_watched_outside_the_subreddits(server: FakeReddit, live) -> None:
+    """A thread in [reddit] threads is read whole each cycle and its tags answered."""
+    server.add_subreddit("elsewhere")
+    thread = server.submit("elsewhere", "alice", "Side quest", "[[roll 1d4]]")
+    harness = live(f'threads = ["{thread[3:]}"]\n')
+    comment = server.comment(thread, "bob", "[[roll 1d8]]")
+    harness.run_until_settled()
+    assert Counter({thread: 1, comment: 1}) == harness.bot_replies()
+
+
+def test_thread_fullname_accepts_ids_and_addresses() -> None:
+    """Watched threads may be ids, fullnames or addresses."""
+    assert ["t3_abc"] * 3 == [
+        thread_fullname(v) for v in ("abc", "t3_abc", "https://old.reddit.com/r/x/comments/abc/")
+    ]
+
+
+# -- cursor, restart, backfill ----------------------------------------------------------
+
+
+def test_restart_resumes_from_the_cursor(server: FakeReddit, live) -> None:
+    """After a restart only posts newer than the cursor are refereed; nothing twice."""
+    harness = live()
+    first = _tagged(server, 2)
+    harness.run_until_settled()
+    harness.close()
+    later = _tagged(server, 2)
+    harness.start()
+    harness.run_until_settled()
+    assert Counter(dict.fromkeys(first + later, 1)) == harness.bot_replies()
+
+
+def test_gap_deeper_than_the_listing_is_filled_thread_by_thread(server: FakeReddit, live) -> None:
+    """Comments the listing no longer reaches are found by reading the active threads."""
+    harness = live(page_size=2, listing_reach=4)
+    threads = [server.submit(SUB, "alice", f"Scene {n}", "Set.") for n in range(2)]
+    first = _tagged(server, 1, threads[0])
+    harness.run_until_settled()
+    harness.close()
+    missed = _tagged(server, 5, threads[0]) + _tagged(server, 5, threads[1])
+    harness.start()
+    harness.run_until_settled()
+    assert Counter(dict.fromkeys(first + missed, 1)) == harness.bot_replies()
+    assert 1 <= server.count("GET", f"/comments/{threads[1][3:]}")
+
+
+def test_a_crash_after_posting_finds_the_reply_instead_of_posting_again(
+    server: FakeReddit, live
+) -> None:
+    """A reply posted but not recorded (crash) is found by parent_id, not posted twice."""
+    harness = live()
+    (comment,) = _tagged(server, 1)
+    worker = harness.worker
+    real_reply = worker.forum.reply
+
+    def reply_then_crash(parent: str, text: str) -> str:
+        real_reply(parent, text)
+        raise SystemExit("killed after the POST")
+
+    worker.forum.reply = reply_then_crash  # type: ignore[method-assign]
+    with pytest.raises(SystemExit):
+        worker.cycle()
+    harness.restart()
+    before = server.count("POST", "/api/comment")
+    harness.run_until_settled()
+    assert (Counter({comment: 1}), before) == (
+        harness.bot_replies(),
+        server.count("POST", "/api/comment"),
+    )
+
+
+def test_a_crash_before_posting_posts_after_looking(server: FakeReddit, live) -> None:
+    """An intent recorded but never sent is looked for, then posted once."""
+    harness = live()
+    (comment,) = _tagged(server, 1)
+
+    def crash(parent: str, text: str) -> str:
+        raise SystemExit("killed before the POST")
+
+    harness.worker.forum.reply = crash  # type: ignore[method-assign]
+    with pytest.raises(SystemExit):
+        harness.worker.cycle()
+    harness.restart()
+    harness.run_until_settled()
+    assert Counter({comment: 1}) == harness.bot_replies()
+    assert 1 == server.count("GET", f"/user/{server.bot}/comments")
+
+
+def test_a_post_refereed_by_batch_is_looked_for_before_posting(server: FakeReddit, live) -> None:
+    """A post the batch command already refereed is delivered once, after a look."""
+    harness = live()
+    (comment,) = _tagged(server, 1)
+    harness.worker.referee.referee(harness.worker.forum.listing("comments", [SUB]).posts[0])
+    harness.run_until_settled()
+    assert Counter({comment: 1}) == harness.bot_replies()
+
+
+# -- Reddit's errors -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("spoil", "error"), [("lock", "THREAD_LOCKED"), ("archive", "TOO_OLD")])
+def test_locked_or_archived_thread_is_undeliverable_and_never_retried(
+    server: FakeReddit, live, spoil: str, error: str
+) -> None:
+    """THREAD_LOCKED and TOO_OLD record the reply as undeliverable; the roll stays."""
+    harness = live()
+    post = server.submit(SUB, "alice", "S", "t")
+    (comment,) = _tagged(server, 1, post)
+    getattr(server, spoil)(post)
+    harness.run_until_settled()
+    for _ in range(3):
+        harness.worker.cycle()
+    record = harness.campaign.store.table("posts").get(comment)
+    assert ("undeliverable", error) == (
+        record["delivery"]["state"],
+        record["delivery"]["reason"].split(":")[0],
+    )
+    assert (1, 1) == (server.count("POST", "/api/comment"), len(harness.campaign.store.ledger))
+
+
+def test_deleted_comment_is_undeliverable(server: FakeReddit, live) -> None:
+    """A tag comment deleted before the reply gets DELETED_COMMENT: recorded, not retried."""
+    harness = live()
+    (comment,) = _tagged(server, 1)
+    worker = harness.worker
+    real_reply = worker.forum.reply
+
+    def delete_then_reply(parent: str, text: str) -> str:
+        server.delete(parent)
+        return real_reply(parent, text)
+
+    worker.forum.reply = delete_then_reply  # type: ignore[method-assign]
+    harness.run_until_settled()
+    record = harness.campaign.store.table("posts").get(comment)
+    assert "undeliverable" == record["delivery"]["state"]
+    assert "DELETED_COMMENT" in record["delivery"]["reason"]
+
+
+def test_ratelimit_schedules_a_retry_instead_of_waiting(server: FakeReddit, live) -> None:
+    """RATELIMIT holds replies until the time Reddit named, via a scheduled retry."""
+    scheduled: list[float] = []
+    harness = live(schedule_retry=scheduled.append)
+    comments = _tagged(server, 2)
+    server.inject("POST /api/comment", Fault.RATELIMIT, message="try again in 3 minutes.")
+    now = server.clock.now()
+    harness.worker.cycle()
+    assert ([now + 180], Counter()) == (scheduled, harness.bot_replies())
+    harness.worker.cycle()
+    assert 1 == server.count("POST", "/api/comment")  # held, not hammered
+    server.clock.advance(180)
+    harness.worker.deliver_due()
+    assert Counter(dict.fromkeys(comments, 1)) == harness.bot_replies()
+
+
+def test_forbidden_reply_is_logged_and_skipped(server: FakeReddit, live, caplog) -> None:
+    """A 403 on the reply (banned, or the post removed) is recorded and not retried."""
+    harness = live()
+    (comment,) = _tagged(server, 1)
+    server.inject("POST /api/comment", Fault.FORBIDDEN)
+    with caplog.at_level(logging.WARNING, "referee.worker"):
+        harness.run_until_settled()
+    assert 1 == server.count("POST", "/api/comment")
+    assert f"event=undeliverable post={comment}" in caplog.text
+
+
+def test_forbidden_listing_is_skipped_and_the_cycle_goes_on(server: FakeReddit, live) -> None:
+    """A 403 on one listing skips it; the other sources are still read."""
+    harness = live()
+    comments = _tagged(server, 1)
+    server.inject("GET /r/*/new", Fault.FORBIDDEN)
+    report = harness.worker.cycle()
+    assert (None, Counter(dict.fromkeys(comments, 1))) == (report.failure, harness.bot_replies())
+
+
+@pytest.mark.parametrize("fault", [Fault.TOO_MANY_REQUESTS, Fault.SERVICE_UNAVAILABLE])
+def test_throttling_and_server_errors_back_off(server: FakeReddit, live, fault: Fault) -> None:
+    """429 or persistent 5xx cut the cycle short; the next cycles wait, then catch up."""
+    harness = live()
+    harness.worker.cycle()
+    comments = _tagged(server, 2)
+    server.inject("GET /r/*/comments", fault, times=3, retry_after=30)
+    failed = harness.worker.cycle()
+    before = server.count()
+    skipped = harness.worker.cycle()
+    assert (True, True, before) == (failed.failure is not None, skipped.skipped, server.count())
+    server.clock.advance(POLL)
+    harness.run_until_settled()
+    assert Counter(dict.fromkeys(comments, 1)) == harness.bot_replies()
+
+
+def test_network_loss_keeps_the_worker_running(server: FakeReddit, live) -> None:
+    """Dropped connections on reads end the cycle without an exception; later it recovers."""
+    harness = live()
+    harness.worker.cycle()
+    comments = _tagged(server, 1)
+    server.inject("GET /r/*/comments", Fault.LOST_RESPONSE, times=3)
+    report = harness.worker.cycle()
+    server.clock.advance(POLL)
+    harness.run_until_settled()
+    assert ("network", Counter(dict.fromkeys(comments, 1))) == (
+        report.failure.value if report.failure else None,
+        harness.bot_replies(),
+    )
+
+
+# -- edits ---------------------------------------------------------------------------------
+
+
+def test_edited_tags_add_the_note_to_the_reply_once(server: FakeReddit, live) -> None:
+    """A post whose tags change after the reply gets the note by an edit of the reply."""
+    harness = live()
+    (comment,) = _tagged(server, 1)
+    harness.run_until_settled()
+    (reply,) = server.replies_to(comment)
+    server.clock.advance(10)
+    server.edit(comment, "I try [[roll 1d100]] instead")
+    for _ in range(4):
+        harness.worker.cycle()
+        server.clock.advance(POLL)
+    body = server.thing(reply["name"])["body"]
+    assert (True, 1, 1) == (
+        body.startswith(reply["body"].rstrip("\n")) and EDITED_NOTE in body,
+        server.count("POST", "/api/editusertext"),
+        len(harness.campaign.store.ledger),
+    )
+
+
+def test_an_edit_without_tag_changes_leaves_the_reply(server: FakeReddit, live) -> None:
+    """Fixing a typo outside the tags changes nothing."""
+    harness = live()
+    (comment,) = _tagged(server, 1)
+    harness.run_until_settled()
+    server.edit(comment, server.thing(comment)["body"] + " (typo fixed)")
+    for _ in range(3):
+        harness.worker.cycle()
+    assert 0 == server.count("POST", "/api/editusertext")
+
+
+# -- logs and the command --------------------------------------------------------------------
+
+
+def test_one_post_can_be_followed_from_seen_to_replied(server: FakeReddit, live, caplog) -> None:
+    """Every line about a post carries post=<fullname>, from event=seen to event=replied."""
+    harness = live()
+    (comment,) = _tagged(server, 1)
+    with caplog.at_level(logging.INFO, "referee"):
+        harness.run_until_settled()
+    events = [
+        m.split()[0] for m in (r.getMessage() for r in caplog.records) if f"post={comment}" in m
+    ]
+    assert ["event=seen", "refereed", "event=refereed", "event=replying", "event=replied"] == events
+
+
+def _subprocess_campaign(server: FakeReddit, folder: Path, poll: int = 5) -> dict[str, str]:
+    extra = (
+        f'[reddit]\nsubreddits = ["{SUB}"]\npoll_seconds = {poll}\ntimeout = 2.0\n'
+        f'oauth_url = "{server.url}"\nreddit_url = "{server.url}"\n'
+    )
+    make_campaign(folder, extra_config=extra).close()
+    settings = server.praw_settings()
+    env = {k: v for k, v in os.environ.items() if not k.lower().startswith("praw_")}
+    env.update({f"praw_{k}": settings[k] for k in ("client_id", "client_secret", "username")})
+    env["praw_password"] = settings["password"]
+    env["REFEREE_SECRET"] = "test-secret"
+    return env
+
+
+def test_run_once_answers_and_exits(server: FakeReddit, tmp_path: Path) -> None:
+    """`python -m referee run --once` reads every source once, replies, and exits 0."""
+    comments = _tagged(server, 2)
+    env = _subprocess_campaign(server, tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "--campaign", str(tmp_path), "run", "--once"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    replies = Counter(c["parent_id"] for c in server.comments_by(server.bot))
+    assert (0, Counter(dict.fromkeys(comments, 1))) == (done.returncode, replies), done.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_run_stops_cleanly_on_a_signal(server: FakeReddit, tmp_path: Path, signum: int) -> None:
+    """A signal in mid-cycle: `referee run` finishes that cycle, flushes and exits 0."""
+    comments = _tagged(server, 2)
+    env = _subprocess_campaign(server, tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "referee", "--campaign", str(tmp_path), "run"],
+        env=env,
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    watchdog = threading.Timer(30, process.kill)  # bounds the wait for the first cycle
+    watchdog.start()
+    lines = []
+    for line in process.stderr:  # bounded: the process is killed by the timeout below
+        lines.append(line)
+        if "event=replying" in line:  # the first of two replies: mid-cycle
+            break
+    process.send_signal(signum)
+    try:
+        _, rest = process.communicate(timeout=30)
+    finally:
+        watchdog.cancel()
+        process.kill()
+    log = "".join(lines) + rest
+    reopened = make_campaign(tmp_path)
+    try:
+        delivered = [
+            r["delivery"]["state"]
+            for r in reopened.store.table("posts").values()
+            if "delivery" in r
+        ]
+    finally:
+        reopened.close()
+    assert (0, ["delivered", "delivered"]) == (process.returncode, delivered), log
+    assert "event=stopped" in log
+    assert Counter(dict.fromkeys(comments, 1)) == Counter(
+        c["parent_id"] for c in server.comments_by(server.bot)
+    )

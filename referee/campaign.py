@@ -28,6 +28,7 @@ else:  # pragma: no cover - Python 3.10
 CONFIG_NAME = "config.toml"
 STORE_NAME = "store.json"
 SHEETS_NAME = "characters.toml"
+NPC_TEMPLATES_NAME = "npc_templates.toml"
 SYSTEMS = ("stepped",)  # the dice systems this build resolves
 
 
@@ -325,6 +326,19 @@ class Campaign:
         if problems:
             raise ConfigError(f"{sheets} has sheets the rules refuse:\n- " + "\n- ".join(problems))
         self.store.flush()
+
+    @property
+    def npc_templates(self) -> dict[str, dict[str, Any]]:
+        """The GM's NPC templates: the campaign's npc_templates.toml, else the stock one."""
+        for folder in (self.config.data_dir, self.config.races_file.parent):
+            path = folder / NPC_TEMPLATES_NAME
+            if path.is_file():
+                try:
+                    document = tomllib.loads(path.read_text(encoding="utf-8"))
+                except tomllib.TOMLDecodeError as error:
+                    raise ConfigError(f"{path} is not valid TOML: {error}.") from error
+                return {name.casefold(): dict(fields) for name, fields in document.items()}
+        return {}
 
     @property
     def published_commitment(self) -> str:

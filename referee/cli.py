@@ -28,6 +28,7 @@ from .tags import ParseContext, Tag, parse_tag
 from .verdicts import Reply, Verdict
 
 EXIT_OK, EXIT_TAG_ERRORS, EXIT_USAGE = 0, 1, 2
+SHELL_GM = "gm (shell)"  # the author of tags tried from the shell
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -134,8 +135,17 @@ def _try_tag(campaign: Campaign, args: argparse.Namespace) -> int:
     if text.startswith("[[") and text.endswith("]]"):
         text = text[2:-2].strip()
     roster = Roster(campaign.store.table("characters"))
-    post = Post("t1_shell", "t3_shell", "shell", text, 0.0)
-    context = Context(roster, campaign.store.table("encounters"), campaign.rules, post)
+    # Whoever runs the referee from a shell holds the campaign's files: they act as its GM.
+    post = Post("t1_shell", "t3_shell", SHELL_GM, text, 0.0)
+    context = Context(
+        roster,
+        campaign.store.table("encounters"),
+        campaign.rules,
+        post,
+        gms=frozenset({SHELL_GM}),
+        applications=campaign.store.table("applications"),
+        npc_templates=campaign.npc_templates,
+    )
     dice = SeededDice(args.seed) if args.seed is not None else SystemDice()
     tag = Tag(0, text)
     try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -58,6 +58,10 @@ class Outcome:
         return bool(self.text)
 
 
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _tags_digest(tags: tuple[Tag, ...]) -> str:
     joined = "\x1f".join(tag.text for tag in tags)
     return hashlib.sha256(joined.encode()).hexdigest()
@@ -77,6 +81,7 @@ class Referee:
         *,
         limits: Limits = DEFAULT_LIMITS,
         clock: Callable[[], float] = time.time,
+        gms: Iterable[str] | None = None,
     ) -> None:
         if campaign.secret is None:
             raise ValueError("a campaign opened without its secret cannot roll")
@@ -90,6 +95,10 @@ class Referee:
             limits,
         )
         self.roster = Roster(campaign.store.table("characters"))
+        self.applications = campaign.store.table("applications")
+        self.npc_templates = campaign.npc_templates
+        # GMs: config.toml's list, plus whatever the caller knows (the subreddit's moderators).
+        self.gms = frozenset(name.casefold() for name in (*campaign.config.gms, *(gms or ())))
         self.posts = campaign.store.table("posts")
         self.encounters = campaign.store.table("encounters")
         self.ledger = campaign.store.ledger
@@ -101,12 +110,12 @@ class Referee:
         scan = find_tags(post.body, self.limits)
         seen = self.posts.get(post.fullname)
         if seen is not None:
+            if seen.get("application") and seen.get("body_sha256") != _digest(post.body):
+                return self._resubmit(post, seen, scan.tags)
             return self._replay(post, seen, scan.tags)
         if not scan.tags and not scan.problem:
             return Outcome(post, "", 0, 0, 0)
-        context = Context(self.roster, self.encounters, self.campaign.rules, post, self.limits)
-        parse_context = ParseContext(self.roster.known_names, self.limits)
-        verdicts = tuple(self._resolve(post, tag, context, parse_context) for tag in scan.tags)
+        verdicts = self._resolve_all(post, scan.tags)
         notes = (scan.problem,) if scan.problem else ()
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes))
         new_rolls = self._record(post, verdicts)
@@ -121,6 +130,9 @@ class Referee:
                 "roll_ids": [v.roll_id for v in verdicts if not v.failed],
                 "reply": text,
                 "edited_note": False,
+                # An application is the one post an edit may change: it submits a new version.
+                "application": any(v.kind == "application" for v in verdicts),
+                "body_sha256": _digest(post.body),
                 "refereed_at": _iso(self.clock()),
             },
         )
@@ -134,6 +146,43 @@ class Referee:
             new_rolls,
         )
         return Outcome(post, text, len(verdicts), problems, new_rolls)
+
+    def _context(self, post: Post) -> Context:
+        return Context(
+            self.roster,
+            self.encounters,
+            self.campaign.rules,
+            post,
+            self.limits,
+            gms=self.gms,
+            applications=self.applications,
+            npc_templates=self.npc_templates,
+        )
+
+    def _resolve_all(self, post: Post, tags: tuple[Tag, ...]) -> tuple[Verdict, ...]:
+        context = self._context(post)
+        parse_context = ParseContext(self.roster.known_names, self.limits)
+        return tuple(self._resolve(post, tag, context, parse_context) for tag in tags)
+
+    def _resubmit(self, post: Post, seen: dict[str, Any], tags: tuple[Tag, ...]) -> Outcome:
+        """An edited application: its apply tags read the new sheet; nothing is re-rolled."""
+        applies = tuple(tag for tag in tags if tag.text.split()[:1] == ["apply"])
+        verdicts = self._resolve_all(post, applies)
+        text = self.renderer.render(Reply(post.fullname, post.author, verdicts))
+        self.posts.put(
+            post.fullname,
+            {
+                **seen,
+                "reply": text,
+                "body_sha256": _digest(post.body),
+                "resubmitted_at": _iso(self.clock()),
+            },
+        )
+        log.info("resubmitted application post=%s", post.fullname)
+        problems = sum(v.failed for v in verdicts)
+        return Outcome(
+            post, text, len(verdicts), problems, 0, replayed=True, edited=True, note_added=True
+        )
 
     def _replay(self, post: Post, seen: dict[str, Any], tags: tuple[Tag, ...]) -> Outcome:
         unchanged = seen.get("tags_sha256") == _tags_digest(tags)

@@ -9,20 +9,32 @@ the tag's dice, writes changed characters back to the roster and returns a
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
 from . import notation
-from .campaign import character_key
+from .campaign import character_entry, character_key
 from .dice import DiceSource
-from .errors import RuleViolation, UnknownName
+from .errors import Forbidden, RuleViolation, UnknownName, UserError
 from .forum import Post
 from .limits import DEFAULT_LIMITS, Limits
+from .sheets import SHEET_FORM, parse_sheet, sheet_block
 from .store import KeyedTable
 from .systems import stepped, stepped_odds
-from .tags import Attack, Cast, RollDice, RollInitiative, RollStat
+from .tags import (
+    AdjustWounds,
+    Apply,
+    Attack,
+    Cast,
+    CreateNpc,
+    Decide,
+    EndEncounter,
+    RollDice,
+    RollInitiative,
+    RollStat,
+)
 from .verdicts import Change
 
 
@@ -49,6 +61,18 @@ class Roster:
     def known_names(self) -> frozenset[str]:
         """Every character's name, casefolded (for splitting names out of tags)."""
         return self._names
+
+    def __contains__(self, name: str) -> bool:
+        return character_key(name) in self._records
+
+    def add(self, character: stepped.Character, owner: str | None, approved: bool) -> None:
+        """Put a new (or re-approved) character on the roster."""
+        key = character_key(character.name)
+        record = character_entry(character, owner, approved)
+        self._records[key] = record
+        self._parsed[key] = character
+        self._names = self._names | {key}
+        self._table.put(key, record)
 
     def record(self, name: str) -> dict[str, Any]:
         """The stored record (owner, approval and sheet) of the character ``name`` refers to."""
@@ -101,10 +125,47 @@ class Context:
     post: Post
     limits: Limits = DEFAULT_LIMITS
     extra: dict[str, Any] = field(default_factory=dict)
+    gms: frozenset[str] = frozenset()  # casefolded usernames: moderators and config's gms
+    applications: KeyedTable | None = None
+    npc_templates: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def by_gm(self) -> bool:
+        """Whether the post's author is one of the campaign's GMs."""
+        return self.post.author.casefold() in self.gms
+
+
+def require_gm(context: Context, doing: str) -> None:
+    """Refuse unless the author is a GM."""
+    if not context.by_gm:
+        raise Forbidden(
+            f"Only a GM may {doing}. u/{context.post.author} is not one of this campaign's GMs "
+            "(the subreddit's moderators and the GMs listed in config.toml)."
+        )
+
+
+def require_control(context: Context, name: str, doing: str) -> stepped.Character:
+    """The character ``name`` refers to, if the author may act for it; else Forbidden."""
+    character = context.roster.find(name)
+    record = context.roster.record(character.name)
+    if not record.get("approved"):
+        raise Forbidden(
+            f"{character.name} is not approved yet and may not {doing}. A GM approves an "
+            "application by replying [[approve]] to it."
+        )
+    if context.by_gm:
+        return character
+    owner = record.get("owner")
+    if not owner:
+        raise Forbidden(f"{character.name} is a GM's character; only a GM may {doing} for it.")
+    if str(owner).casefold() != context.post.author.casefold():
+        raise Forbidden(
+            f"{character.name} belongs to u/{owner}; only they or a GM may {doing} for it."
+        )
+    return character
 
 
 Handler = Callable[[Any, Context, DiceSource], Resolution]
-
 
 
 def trait_chance(roll: stepped.TraitRoll, rules: stepped.Rules) -> Fraction:
@@ -142,7 +203,7 @@ def resolve_dice(request: RollDice, context: Context, dice: DiceSource) -> Resol
 
 
 def resolve_stat(request: RollStat, context: Context, dice: DiceSource) -> Resolution:
-    character = context.roster.find(request.actor)
+    character = require_control(context, request.actor, "roll")
     _ready(character, "roll")
     stats = [stepped.parse_stat(word) for word in request.stats]
     extra = [stepped.Modifier("situational", request.modifier)] if request.modifier else []
@@ -151,7 +212,7 @@ def resolve_stat(request: RollStat, context: Context, dice: DiceSource) -> Resol
 
 
 def resolve_initiative(request: RollInitiative, context: Context, dice: DiceSource) -> Resolution:
-    characters = [context.roster.find(name) for name in request.names]
+    characters = [require_control(context, name, "roll initiative") for name in request.names]
     seen: set[str] = set()
     for character in characters:
         if character.name in seen:
@@ -186,7 +247,7 @@ def _weapon(character: stepped.Character, name: str | None) -> stepped.Weapon | 
 
 
 def resolve_attack(request: Attack, context: Context, dice: DiceSource) -> Resolution:
-    attacker = context.roster.find(request.attacker)
+    attacker = require_control(context, request.attacker, "attack")
     target = context.roster.find(request.target)
     kind = stepped.AttackKind.RANGED if request.verb == "shoot" else stepped.AttackKind.MELEE
     result = stepped.attack(
@@ -210,10 +271,265 @@ def resolve_attack(request: Attack, context: Context, dice: DiceSource) -> Resol
 
 
 def resolve_cast(request: Cast, context: Context, dice: DiceSource) -> Resolution:
-    caster = context.roster.find(request.actor)
+    caster = require_control(context, request.actor, "cast")
     _ready(caster, "cast")
     result = stepped.cast(caster, request.technique, context.rules, dice, modifier=request.modifier)
     return Resolution("cast", result, result.chance)
+
+
+# ----------------------------------------------------------- applications and GM tools
+
+
+@dataclass(frozen=True)
+class ApplicationResult:
+    """A submitted sheet: the character as read, what is wrong with it, where it stands."""
+
+    character: stepped.Character
+    owner: str
+    version: int  # 1 for the first submission, 2 for the next...
+    problems: tuple[str, ...]
+    status: str  # "awaiting approval" or "needs changes"
+
+
+@dataclass(frozen=True)
+class DecisionResult:
+    """A GM's decision on an application."""
+
+    decision: str  # approve, reject or revise
+    name: str
+    owner: str
+    note: str
+    amendments: tuple[str, ...]  # as applied, in words
+    character: stepped.Character | None  # the approved character, with amendments
+
+
+@dataclass(frozen=True)
+class NpcResult:
+    """A character a GM put into play."""
+
+    character: stepped.Character
+    template: str | None
+
+
+@dataclass(frozen=True)
+class EncounterResult:
+    """The end of a thread's encounter."""
+
+    had_order: bool
+
+
+STATUS_PENDING, STATUS_NEEDS_CHANGES = "awaiting approval", "needs changes"
+
+
+def _applications(context: Context) -> KeyedTable:
+    if context.applications is None:
+        raise RuleViolation("This campaign does not take applications here.")
+    return context.applications
+
+
+def resolve_apply(request: Apply, context: Context, dice: DiceSource) -> Resolution:
+    text = sheet_block(context.post.body)
+    if text is None:
+        raise UserError("Put your character sheet in a code block under [[apply]]. " + SHEET_FORM)
+    record = parse_sheet(text, limits=context.limits)
+    record.setdefault("kind", "pc")
+    character = stepped.character_from_record(record)
+    key = character_key(character.name)
+    author = context.post.author
+    if character.name in context.roster:
+        owner = context.roster.record(character.name).get("owner")
+        if not owner or str(owner).casefold() != author.casefold():
+            raise Forbidden(f"{character.name} is already in play; choose another name.")
+    applications = _applications(context)
+    application = applications.get(key) or {"name": character.name, "owner": author, "versions": []}
+    if str(application["owner"]).casefold() != author.casefold():
+        raise Forbidden(
+            f"u/{application['owner']} has already applied with {character.name}; "
+            "choose another name."
+        )
+    problems = tuple(stepped.validate_character(character, context.rules))
+    status = STATUS_NEEDS_CHANGES if problems else STATUS_PENDING
+    application["versions"].append(
+        {
+            "post": context.post.fullname,
+            "sheet": stepped.character_to_record(character),
+            "problems": list(problems),
+            "submitted": context.post.created,
+        }
+    )
+    application.update(status=status, post=context.post.fullname, note="")
+    applications.put(key, application)
+    version = len(application["versions"])
+    return Resolution(
+        "application", ApplicationResult(character, author, version, problems, status)
+    )
+
+
+def _application_for(context: Context, name: str | None) -> tuple[str, dict[str, Any]]:
+    applications = _applications(context)
+    if name is not None:
+        key = character_key(name)
+        found = applications.get(key)
+        if found is None:
+            raise UnknownName(f"No application is named '{name}'.")
+        return key, found
+    parent = context.post.parent
+    for key, application in applications.items():
+        if any(version["post"] == parent for version in application["versions"]):
+            return key, application
+    raise UserError("Reply to the application you decide on, or name it: [[approve Orla Vex]].")
+
+
+def _amend(character: stepped.Character, amendment: str) -> tuple[stepped.Character, str]:
+    """Apply one GM amendment; return the new character and the amendment in words."""
+    words = amendment.split()
+    head = words[0].casefold()
+    if amendment.casefold() == "named":
+        return replace(character, named=True), "named"
+    if amendment.casefold() in ("not named", "unnamed"):
+        return replace(character, named=False), "not named"
+    if head in ("tough", "survives", "capacity") and len(words) == 2 and words[1].isdigit():
+        survived = int(words[1])
+        return replace(character, wounds_survived=survived), f"survives {survived} wounds"
+    if head in ("forbid", "move"):
+        target = " ".join(words[1:])
+        tier = None
+        if head == "move":
+            target, _, tier_word = target.rpartition(" to ")
+            digits = tier_word.casefold().lstrip("d")
+            tier = int(digits) if digits.isdigit() else 0
+            if tier not in stepped.LADDER:
+                raise UserError(
+                    f"Move a technique to a die tier, like `move {target or 'X'} to d8`."
+                )
+        magic = []
+        found = False
+        for parameter in character.magic:
+            techniques = []
+            for technique in parameter.techniques:
+                if technique.name.casefold() != target.casefold():
+                    techniques.append(technique)
+                    continue
+                found = True
+                if head == "move":  # forbidding drops the technique
+                    techniques.append(replace(technique, tier=tier))
+            magic.append(replace(parameter, techniques=tuple(techniques)))
+        if not found:
+            raise UnknownName(f"{character.name} has no technique called '{target}'.")
+        words_out = f"moved {target} to d{tier}" if head == "move" else f"forbade {target}"
+        return replace(character, magic=tuple(magic)), words_out
+    raise UserError(
+        f"'{amendment}' is not an amendment. Use: named, not named, tough N, "
+        "move TECHNIQUE to dX, forbid TECHNIQUE, force."
+    )
+
+
+def resolve_decide(request: Decide, context: Context, dice: DiceSource) -> Resolution:
+    require_gm(context, f"{request.decision} applications")
+    key, application = _application_for(context, request.name)
+    applications = _applications(context)
+    latest = application["versions"][-1]
+    owner = str(application["owner"])
+    if request.decision != "approve":
+        status = "rejected" if request.decision == "reject" else "revision requested"
+        applications.put(key, {**application, "status": status, "note": request.note})
+        return Resolution(
+            "decision",
+            DecisionResult(request.decision, application["name"], owner, request.note, (), None),
+        )
+    character = stepped.character_from_record(latest["sheet"])
+    applied = []
+    force = False
+    for amendment in request.amendments:
+        if amendment.casefold() == "force":
+            force = True
+            applied.append("approved despite the rules")
+            continue
+        character, words = _amend(character, amendment)
+        applied.append(words)
+    problems = stepped.validate_character(character, context.rules)
+    if problems and not force:
+        raise RuleViolation(
+            f"{character.name}'s sheet still breaks the rules: {' '.join(problems)} Ask for "
+            "changes with [[revise ...]], amend it, or approve it anyway with "
+            "[[approve with force]]."
+        )
+    context.roster.add(character, owner, approved=True)
+    applications.put(key, {**application, "status": "approved", "note": ""})
+    return Resolution(
+        "decision",
+        DecisionResult("approve", character.name, owner, "", tuple(applied), character),
+    )
+
+
+def _npc_record(request: CreateNpc, context: Context) -> dict[str, Any]:
+    record: dict[str, Any] = {"kind": "npc", "stats": {}, "weapons": []}
+    if request.template is not None:
+        template = context.npc_templates.get(request.template.casefold())
+        if template is None:
+            known = ", ".join(sorted(context.npc_templates)) or "none yet"
+            raise UnknownName(
+                f"There is no NPC template '{request.template}'. Templates: {known}. "
+                "A GM adds them to npc_templates.toml."
+            )
+        record.update({k: v for k, v in template.items() if k != "name"})
+    if request.fields:
+        inline = parse_sheet(
+            "\n".join(_as_sheet_line(item) for item in request.fields),
+            owner_kind="npc",
+            limits=context.limits,
+        )
+        record["stats"] = {**record.get("stats", {}), **inline.pop("stats")}
+        for listed in ("weapons", "magic"):
+            if inline.get(listed):
+                record[listed] = inline[listed]
+            inline.pop(listed, None)
+        record.update({k: v for k, v in inline.items() if k != "kind"})
+    record["name"] = request.name
+    return record
+
+
+def _as_sheet_line(item: str) -> str:
+    # "str 2", "tough 2", "named" and "weapon blaster, ranged, 2d6" as sheet lines.
+    key, _, value = item.partition(" ")
+    if key.casefold() == "tough":
+        key = "wounds_survived"
+    if key.casefold() == "named" and not value:
+        value = "yes"
+    return f"{key}: {value}"
+
+
+def resolve_npc(request: CreateNpc, context: Context, dice: DiceSource) -> Resolution:
+    require_gm(context, "create NPCs")
+    if request.name in context.roster:
+        raise RuleViolation(f"{request.name} already exists; choose another name.")
+    record = _npc_record(request, context)
+    survived = record.pop("wounds_survived", None)
+    character = stepped.character_from_record(record)
+    if survived is not None:
+        character = replace(character, wounds_survived=int(survived))
+    context.roster.add(character, None, approved=True)
+    return Resolution("npc", NpcResult(character, request.template))
+
+
+def resolve_wounds(request: AdjustWounds, context: Context, dice: DiceSource) -> Resolution:
+    require_gm(context, "change wounds")
+    before = context.roster.find(request.name)
+    if request.change is None:
+        after = stepped.heal(before)
+    elif request.change > 0:
+        after = stepped.apply_wounds(before, request.change, context.rules)
+    else:
+        after = stepped.heal(before, -request.change)
+    context.roster.update(after)
+    change = change_of(before, after, context.rules)
+    return Resolution("wounds", change, changes=(change,))
+
+
+def resolve_end(request: EndEncounter, context: Context, dice: DiceSource) -> Resolution:
+    require_gm(context, "end an encounter")
+    had_order = context.encounters.delete(context.post.thread)
+    return Resolution("encounter", EncounterResult(had_order))
 
 
 HANDLERS: dict[type, Handler] = {
@@ -222,6 +538,11 @@ HANDLERS: dict[type, Handler] = {
     RollInitiative: resolve_initiative,
     Attack: resolve_attack,
     Cast: resolve_cast,
+    Apply: resolve_apply,
+    Decide: resolve_decide,
+    CreateNpc: resolve_npc,
+    AdjustWounds: resolve_wounds,
+    EndEncounter: resolve_end,
 }
 
 

@@ -17,7 +17,7 @@ def _post(body, fullname="t1_aaa", created=1.0, author="kara"):
     return Post(fullname, "t3_thread", author, body, created)
 
 
-SHEETS = [sheet("Kara Venn"), sheet("Trooper 1", kind="npc"), sheet("Trooper 2", kind="npc")]
+SHEETS = [sheet("Kara Venn", owner="kara"), sheet("Trooper 1", kind="npc"), sheet("Trooper 2", kind="npc")]
 
 
 def test_a_post_is_refereed_once_and_replayed_after(open_campaign):

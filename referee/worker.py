@@ -160,6 +160,7 @@ class Worker:
         self.backoff_until = 0.0
         self._backoff_step = 0
         self._first_cycle = True
+        self._number = 0  # cycles run; picks the listing of a cycle
         self._reddit_seconds = 0.0
         # Posts whose reply is not settled (or whose reply awaits the edited note).
         self._open: dict[str, None] = {
@@ -179,8 +180,8 @@ class Worker:
                 log.info("event=cycle_skipped backoff_until=%s", _iso(self.backoff_until))
                 return report
             full = full or self._first_cycle
-            number = int((self.state.get("cycle") or {}).get("number", 0)) + 1
-            self.state.put("cycle", {"number": number})
+            self._number += 1  # in memory: an idle cycle writes nothing to the store
+            number = self._number
             try:
                 self._settle(report)
                 self._read(number, full, report)
@@ -189,7 +190,7 @@ class Worker:
             except _Stop as stop:
                 report.failure = stop.error.failure
                 self._back_off(stop.error)
-                self.state.put("cycle", {"number": number - 1})  # read the same sources again
+                self._number -= 1  # read the same sources again next time
             else:
                 self._first_cycle = False
                 self._backoff_step = 0

@@ -17,6 +17,7 @@ from typing import Any
 import jinja2
 
 from .limits import DEFAULT_LIMITS, Limits
+from .systems.stepped import LADDER
 from .verdicts import Reply, Verdict
 
 PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -120,6 +121,7 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     environment.filters["md"] = escape_markdown
     environment.filters["die"] = format_die
     environment.filters["roll"] = format_roll
+    environment.globals["ladder"] = LADDER  # points 1-6 to die sides
     environment.filters["pct"] = percent
     environment.filters["signed"] = signed
     return environment

@@ -144,9 +144,30 @@ def require_gm(context: Context, doing: str) -> None:
         )
 
 
+def _pending_application(context: Context, name: str) -> dict[str, Any] | None:
+    """The application ``name`` means (exactly, or the only one it starts), if any."""
+    if context.applications is None:
+        return None
+    key = character_key(name)
+    found = context.applications.get(key)
+    if found is None:
+        starting = [k for k in context.applications if k.startswith(key + " ")]
+        found = context.applications.get(starting[0]) if len(starting) == 1 else None
+    return found
+
+
 def require_control(context: Context, name: str, doing: str) -> stepped.Character:
     """The character ``name`` refers to, if the author may act for it; else Forbidden."""
-    character = context.roster.find(name)
+    try:
+        character = context.roster.find(name)
+    except UnknownName:
+        pending = _pending_application(context, name)
+        if pending:
+            raise Forbidden(
+                f"{pending['name']} is not approved yet and may not {doing}. A GM approves an "
+                "application by replying [[approve]] to it."
+            ) from None
+        raise
     record = context.roster.record(character.name)
     if not record.get("approved"):
         raise Forbidden(
@@ -492,8 +513,6 @@ def _npc_record(request: CreateNpc, context: Context) -> dict[str, Any]:
 def _as_sheet_line(item: str) -> str:
     # "str 2", "tough 2", "named" and "weapon blaster, ranged, 2d6" as sheet lines.
     key, _, value = item.partition(" ")
-    if key.casefold() == "tough":
-        key = "wounds_survived"
     if key.casefold() == "named" and not value:
         value = "yes"
     return f"{key}: {value}"
@@ -503,11 +522,7 @@ def resolve_npc(request: CreateNpc, context: Context, dice: DiceSource) -> Resol
     require_gm(context, "create NPCs")
     if request.name in context.roster:
         raise RuleViolation(f"{request.name} already exists; choose another name.")
-    record = _npc_record(request, context)
-    survived = record.pop("wounds_survived", None)
-    character = stepped.character_from_record(record)
-    if survived is not None:
-        character = replace(character, wounds_survived=int(survived))
+    character = stepped.character_from_record(_npc_record(request, context))
     context.roster.add(character, None, approved=True)
     return Resolution("npc", NpcResult(character, request.template))
 

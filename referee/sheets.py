@@ -12,6 +12,7 @@ and the tag finder never reads tags inside it::
     endurance: 2
     perception: 2
     armour: 1
+    tough: 3                     # wounds survived: PCs 3; a GM sets it for tough NPCs
     weapon: blaster pistol, ranged, 2d6
     weapon: stun baton, melee, +1, subdue
     magic: Force 2
@@ -122,6 +123,8 @@ def parse_sheet(
                 record[key] = value.casefold() in ("yes", "true", "1")
             else:
                 record[key] = value
+        elif key in ("tough", "survives", "wounds_survived"):
+            record["wounds_survived"] = int(value) if value.isdigit() else value
         elif key == "weapon":
             weapon = _weapon(value, number, problems)
             if weapon:

@@ -1,0 +1,163 @@
+"""Applications and GM tools, end to end through the pipeline and a real store."""
+
+from referee.forum import Post
+from referee.pipeline import Referee
+from referee.testing import sheet
+
+GM = "gm"
+SHEET = """[[apply]] Here is Orla.
+
+```
+name: Orla Vex
+background: experienced
+strength: 2
+agility: {agility}
+endurance: 3
+perception: 2
+magic: Force 2
+technique: Telekinesis d4
+technique: Mind Trick d6
+```
+"""
+
+
+def _apply(referee, fullname="t1_app", agility=2, created=1.0, author="orla_player"):
+    return referee.referee(Post(fullname, "t3_t", author, SHEET.format(agility=agility), created))
+
+
+def _gm(referee, body, fullname, parent="t1_app", created=5.0):
+    return referee.referee(Post(fullname, "t3_t", GM, body, created, parent=parent))
+
+
+def test_a_sheet_with_problems_lists_each_one(open_campaign):
+    """A human with 4 points in Agility is told exactly what is wrong and how to resubmit."""
+    outcome = _apply(Referee(open_campaign()), agility=4)
+    assert ("needs changes" in outcome.text.casefold(), "at most 3" in outcome.text) == (True, True)
+
+
+def test_a_clean_sheet_awaits_approval(open_campaign):
+    """A legal sheet is rendered back with 'Awaiting GM approval'."""
+    outcome = _apply(Referee(open_campaign()))
+    assert ("Awaiting GM approval" in outcome.text, "Orla Vex" in outcome.text) == (True, True)
+
+
+def test_apply_without_a_code_block_says_how(open_campaign):
+    """[[apply]] with no sheet explains the code block and the fields."""
+    outcome = Referee(open_campaign()).referee(
+        Post("t1_x", "t3_t", "p", "[[apply]] name: Orla", 1.0)
+    )
+    assert (1, "code block" in outcome.text) == (outcome.problems, True)
+
+
+def test_editing_the_application_submits_a_new_version_and_keeps_the_old(open_campaign):
+    """An edit of the application post is version 2; both versions stay in the store."""
+    campaign = open_campaign()
+    referee = Referee(campaign)
+    _apply(referee, agility=4)
+    edited = _apply(referee, agility=2)
+    again = _apply(referee, fullname="t1_app2", agility=2, created=3.0)
+    versions = campaign.store.table("applications").get("orla vex")["versions"]
+    assert (True, "version 2" in edited.text, "version 3" in again.text) == (
+        edited.note_added,
+        True,
+        True,
+    )
+    assert [4, 2, 2] == [v["sheet"]["stats"]["agility"] for v in versions]
+
+
+def test_revise_and_reject_record_the_gms_note(open_campaign):
+    """revise and reject by reply set the status and repeat the GM's words to the player."""
+    campaign = open_campaign()
+    referee = Referee(campaign)
+    _apply(referee)
+    revise = _gm(referee, "[[revise tell us where she trained]]", "t1_rev")
+    status_after_revise = campaign.store.table("applications").get("orla vex")["status"]
+    reject = _gm(referee, "[[reject she does not fit the crew]]", "t1_rej", created=6.0)
+    status_after_reject = campaign.store.table("applications").get("orla vex")["status"]
+    assert ("revision requested", "rejected") == (status_after_revise, status_after_reject)
+    assert ("where she trained" in revise.text, "does not fit" in reject.text) == (True, True)
+
+
+def test_approve_with_amendments_changes_the_sheet(open_campaign):
+    """The GM moves one technique, forbids another, makes her named and tough 2."""
+    campaign = open_campaign()
+    referee = Referee(campaign)
+    _apply(referee)
+    outcome = _gm(
+        referee,
+        "[[approve with move Telekinesis to d6, forbid Mind Trick, named, tough 2]]",
+        "t1_ok",
+    )
+    stored = campaign.store.table("characters").get("orla vex")
+    techniques = stored["sheet"]["magic"][0]["techniques"]
+    assert (0, True, "orla_player") == (outcome.problems, stored["approved"], stored["owner"])
+    assert ([{"name": "Telekinesis", "tier": "d6"}], True, 2) == (
+        techniques,
+        stored["sheet"]["named"],
+        stored["sheet"]["wounds_survived"],
+    )
+
+
+def test_approving_a_sheet_that_breaks_the_rules_needs_force(open_campaign):
+    """A GM is told what still breaks the rules, and 'with force' approves it anyway."""
+    referee = Referee(open_campaign())
+    _apply(referee, agility=4)
+    refused = _gm(referee, "[[approve]]", "t1_no")
+    forced = _gm(referee, "[[approve with force]]", "t1_yes", created=6.0)
+    assert (1, "approve with force" in refused.text, 0) == (refused.problems, True, forced.problems)
+
+
+def test_gm_actions_go_into_the_ledger(open_campaign):
+    """Every GM decision and tool use is a ledger row, with no dice."""
+    campaign = open_campaign([sheet("Trooper 1", kind="npc")])
+    referee = Referee(campaign)
+    _apply(referee)
+    _gm(
+        referee,
+        "[[approve]] [[npc Trooper 2 as trooper]] [[wound Trooper 1 +1]] [[end encounter]]",
+        "t1_gm",
+    )
+    kinds = [row["kind"] for row in campaign.store.ledger if row["post"] == "t1_gm"]
+    assert ["decision", "npc", "wounds", "encounter"] == kinds
+
+
+def test_npcs_from_templates_and_inline_stats(open_campaign):
+    """Template and inline NPCs join the roster; a taken name and a bad template are refused."""
+    campaign = open_campaign([sheet("Trooper 1", kind="npc")])
+    referee = Referee(campaign)
+    body = (
+        "[[npc Sergeant Holt as veteran]] "
+        "[[npc Bandit: str 3, agi 2, end 2, per 2, named, tough 1]] "
+        "[[npc Trooper 1 as trooper]] [[npc Ghost as wraith]]"
+    )
+    outcome = referee.referee(Post("t1_n", "t3_t", GM, body, 1.0))
+    table = campaign.store.table("characters")
+    assert (2, True, 1) == (
+        outcome.problems,
+        table.get("sergeant holt")["approved"],
+        table.get("bandit")["sheet"]["wounds_survived"],
+    )
+    assert ("already exists" in outcome.text, "veteran" in outcome.text) == (True, True)
+
+
+def test_wound_and_heal_change_state(open_campaign):
+    """A GM's wound kills a mook at once; heal restores a PC to fighting."""
+    campaign = open_campaign([sheet("Trooper 1", kind="npc"), sheet("Kara Venn", wounds=2)])
+    referee = Referee(campaign)
+    outcome = referee.referee(Post("t1_w", "t3_t", GM, "[[wound Trooper 1 +1]] [[heal Kara]]", 1.0))
+    table = campaign.store.table("characters")
+    assert ("dead", 0) == (
+        "dead" if table.get("trooper 1")["sheet"]["wounds"] == 1 else "alive",
+        table.get("kara venn")["sheet"]["wounds"],
+    )
+    assert "**dead**" in outcome.text
+
+
+def test_end_encounter_clears_the_initiative_order(open_campaign):
+    """After [[end encounter]] the thread has no initiative order."""
+    campaign = open_campaign([sheet("Kara Venn")])
+    referee = Referee(campaign)
+    referee.referee(Post("t1_i", "t3_t", GM, "[[init Kara]]", 1.0))
+    had = "t3_t" in campaign.store.table("encounters")
+    referee.referee(Post("t1_e", "t3_t", GM, "[[end encounter]]", 2.0))
+    assert (True, False) == (had, "t3_t" in campaign.store.table("encounters"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,9 +21,10 @@ from .dice import SeededDice, SystemDice, commitment
 from .errors import ConfigError, OperatorError, TagError, UserError
 from .forum import Post
 from .ledger import verify
-from .pipeline import Referee
+from .pipeline import Outcome, Referee
 from .render import Renderer
 from .resolve import Context, Roster, handler_for
+from .sheets import parse_sheet, sheet_block
 from .systems import stepped
 from .tags import ParseContext, Tag, parse_tag
 from .verdicts import Reply, Verdict
@@ -66,6 +68,21 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check only the hash chain (for players before the secret is revealed)",
     )
+    approve = commands.add_parser("approve", help="approve a character application, as a GM")
+    approve.add_argument("name", help="the character's name")
+    approve.add_argument(
+        "--with",
+        dest="amendments",
+        default="",
+        metavar="AMENDMENTS",
+        help='amendments, e.g. "named, tough 2, move Mind Trick to d8, force"',
+    )
+
+    add = commands.add_parser("import", help="add a character from a sheet file, as a GM")
+    add.add_argument("sheet", type=Path, help="a sheet in the [[apply]] text format")
+    add.add_argument("--owner", help="the Reddit user who plays it (default: a GM's NPC)")
+    add.add_argument("--force", action="store_true", help="import even if it breaks the rules")
+
     run = commands.add_parser("run", help="watch Reddit and reply to roll tags (the live bot)")
     run.add_argument("--once", action="store_true", help="read every source once and exit (cron)")
     return parser
@@ -243,12 +260,64 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _shell_post(body: str) -> Post:
+    # A GM's command from the shell, recorded like a post: its own id keeps roll ids unique.
+    now = time.time()
+    return Post(f"cli_{int(now * 1000):x}", "t3_shell", SHELL_GM, body, now)
+
+
+def _report(outcome: Outcome) -> int:
+    sys.stdout.write(outcome.text)
+    return EXIT_TAG_ERRORS if outcome.problems else EXIT_OK
+
+
+def cmd_approve(args: argparse.Namespace) -> int:
+    amendments = f" with {args.amendments}" if args.amendments.strip() else ""
+    with Campaign.open(args.campaign) as campaign:
+        referee = Referee(campaign, gms=[SHELL_GM])
+        return _report(referee.referee(_shell_post(f"[[approve {args.name}{amendments}]]")))
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    try:
+        text = args.sheet.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"Cannot read {args.sheet}: {error}.") from error
+    block = sheet_block(text)
+    record = parse_sheet(block if block is not None else text)
+    record["kind"] = "pc" if args.owner else "npc"
+    character = stepped.character_from_record(record)
+    with Campaign.open(args.campaign) as campaign:
+        problems = stepped.validate_character(character, campaign.rules)
+        if problems and not args.force:
+            print(
+                "referee: the sheet breaks the rules; fix it or add --force:\n- "
+                + "\n- ".join(problems),
+                file=sys.stderr,
+            )
+            return EXIT_TAG_ERRORS
+        referee = Referee(campaign, gms=[SHELL_GM])
+        if character.name in referee.roster:
+            raise ConfigError(f"{character.name} is already on the roster; pick another name.")
+        referee.roster.add(character, args.owner, approved=True)
+        roll = referee.record_action(
+            _shell_post(""), "import", {"character": character.name, "owner": args.owner}
+        )
+    print(
+        f"Imported {character.name} ({'played by ' + args.owner if args.owner else 'NPC'}), "
+        f"approved; ledger row {roll}."
+    )
+    return EXIT_OK
+
+
 COMMANDS = {
     "batch": cmd_batch,
     "roll": cmd_roll,
     "characters": cmd_characters,
     "verify": cmd_verify,
     "run": cmd_run,
+    "approve": cmd_approve,
+    "import": cmd_import,
 }
 
 if __name__ == "__main__":  # pragma: no cover

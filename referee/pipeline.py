@@ -232,6 +232,25 @@ class Referee:
             tuple(dice.draws),
         )
 
+    def record_action(self, post: Post, kind: str, outcome: dict[str, Any]) -> str:
+        """Put a GM's action that no tag made (a shell command) into the ledger; its roll id."""
+        row = make_row(
+            post=post.fullname,
+            thread=post.thread,
+            author=post.author,
+            tag_index=0,
+            tag=kind,
+            system=self.campaign.config.system,
+            kind=kind,
+            draws=(),
+            outcome=outcome,
+            recorded=_iso(self.clock()),
+            previous=self._previous_hash,
+        )
+        if self.ledger.append(row):
+            self._previous_hash = row["hash"]
+        return str(row["roll_id"])
+
     def _record(self, post: Post, verdicts: tuple[Verdict, ...]) -> int:
         added = 0
         for verdict in verdicts:

@@ -104,3 +104,47 @@ def test_verify_passes_then_catches_a_tampered_row(demo, capsys):
     capsys.readouterr()
     assert 1 == main(["verify"])
     assert "MISMATCH" in capsys.readouterr().out
+
+
+SHEET = """name: Orla Vex
+background: experienced
+strength: 2
+agility: 2
+endurance: 3
+perception: 2
+weapon: blaster pistol, ranged, 2d6
+"""
+
+
+def test_import_adds_an_approved_character_and_records_it(demo, capsys):
+    """import puts a sheet file on the roster, approved and owned, with a ledger row."""
+    (demo / "orla.txt").write_text(SHEET)
+    assert 0 == main(["import", "orla.txt", "--owner", "orla_player"])
+    main(["characters"])
+    out = capsys.readouterr().out
+    assert ("Imported Orla Vex" in out, "orla_player" in out) == (True, True)
+    with Store(demo / "demo" / "store.json") as store:
+        assert ["import"] == [row["kind"] for row in store.ledger]
+
+
+def test_import_refuses_a_sheet_that_breaks_the_rules_without_force(demo, capsys):
+    """A sheet over budget is refused with the problem; --force imports it."""
+    (demo / "big.txt").write_text(SHEET.replace("strength: 2", "strength: 3"))
+    assert 1 == main(["import", "big.txt"])
+    assert "--force" in capsys.readouterr().err
+    assert 0 == main(["import", "big.txt", "--force"])
+
+
+def test_approve_from_the_shell_decides_an_application(demo, capsys):
+    """approve NAME approves a pending application with amendments, as a GM reply would."""
+    from referee.campaign import Campaign
+    from referee.forum import Post
+    from referee.pipeline import Referee
+
+    with Campaign.open(demo) as campaign:
+        Referee(campaign).referee(
+            Post("t1_app", "t3_t", "orla_player", f"[[apply]]\n\n```\n{SHEET}```\n", 1.0)
+        )
+    assert 0 == main(["approve", "Orla Vex", "--with", "named"])
+    assert "Orla Vex is approved" in capsys.readouterr().out
+    assert 1 == main(["approve", "Nobody"])

@@ -1490,3 +1490,67 @@ def _cast(c: Character, parameter: MagicParameter, technique: Technique, rules: 
     roll = _execute(plan, rules.rulings, dice)
     success = _standing(roll, rules.rulings) >= (0, technique.tier)
     return CastResult(c.name, parameter.name, technique, roll, technique.tier, success, chance)
+
+
+# ---------------------------------------------------------------------------
+# Public handles on the roll machinery, for systems built on this one (vehicles)
+
+RollPlan = _Plan  # a roll before the dice fall: roller, label, die sides, named, wild, modifiers
+SheetReader = _Reader  # collects every structural problem of a sheet record while reading it
+is_whole_number = _is_int  # an int that is not a bool
+
+
+def plan_trait(c: Character, stats: Sequence[Stat], rules: Rules,
+               modifiers: Sequence[Modifier] = ()) -> RollPlan:
+    """The plan of a stat roll of ``c``: race modifiers, pain shock and the wild d6 if named.
+
+    >>> guard = Character("Guard", Kind.NPC, dict.fromkeys(Stat, 2))
+    >>> plan_trait(guard, [Stat.AGILITY], Rules()).sides
+    (6,)
+    """
+    return _plan_trait(c, stats, rules, modifiers)
+
+
+def plan_damage(kind: AttackKind, attacker: Character, weapon: Weapon | None,
+                rules: Rules) -> tuple[Weapon, RollPlan]:
+    """The weapon an attack uses (the sheet's first of its kind if None) and its damage plan.
+
+    >>> kara = Character("Kara", Kind.NPC, dict.fromkeys(Stat, 2),
+    ...                  weapons=(Weapon("blaster", WeaponKind.RANGED, 2, 6),))
+    >>> weapon, plan = plan_damage(AttackKind.RANGED, kara, None, Rules())
+    >>> weapon.name, plan.sides
+    ('blaster', (6, 6))
+    """
+    kind = AttackKind(kind)
+    chosen = _pick_weapon(kind, attacker, weapon)
+    if kind == AttackKind.RANGED and (chosen.dice_count < 1 or chosen.dice_sides < 1):
+        raise RuleViolation(
+            f"The {chosen.name} has no damage dice; write its damage on the sheet, like 2d6."
+        )
+    return chosen, _damage_plan(kind, attacker, chosen, rules)
+
+
+def called_shot_modifier(location: Location, rulings: Rulings) -> int:
+    """R-7: the hit-roll modifier of aiming at ``location`` (0 for the torso).
+
+    >>> [called_shot_modifier(place, Rulings()) for place in (Location.HEAD, Location.ARM)]
+    [-4, -2]
+    """
+    called = _CALLED_SHOT[Location(location)]
+    return called(rulings) if called else 0
+
+
+def execute_plan(plan: RollPlan, rulings: Rulings, dice: DiceSource) -> TraitRoll:
+    """Roll a plan: its dice in order, then the wild d6 (R-1..R-4).
+
+    >>> from referee.dice import FixedDice
+    >>> plan = RollPlan("Kara", "agility", (8,), True, True, ())
+    >>> execute_plan(plan, Rulings(), FixedDice([2, 5])).total
+    5
+    """
+    return _execute(plan, rulings, dice)
+
+
+def refuse_if_down(c: Character, doing: str) -> None:
+    """Raise RuleViolation if ``c`` is dead or incapacitated and so cannot do ``doing``."""
+    _refuse_if_down(c, doing)

@@ -519,6 +519,42 @@ def parse_cast(rest: str, context: ParseContext) -> Cast:
     return Cast(actor, _name(" ".join(words[split:]), "technique", usage, limits), modifier)
 
 
+# ------------------------------------------------------------ vehicles and ships
+
+
+@dataclass(frozen=True)
+class VehicleStat:
+    """A craft's parameter with the ordinal d10: ``[[stat X-Wing armour vs Walker 1]]``."""
+
+    vehicle: str
+    parameter: str  # as written, casefolded: weapon, speed, acceleration, armour, sensors...
+    against: str | None = None  # the opponent whose kind picks the scale (R-12)
+    modifier: int = 0
+
+
+_VERSUS = re.compile(r"\s+(?:vs\.?|versus|against)\s+", re.IGNORECASE)
+
+
+def parse_vehicle_stat(rest: str, context: ParseContext) -> VehicleStat:
+    """``stat <vehicle> <parameter> [vs <opponent>] [+N|-N]``.
+
+    >>> parse_vehicle_stat("X-Wing weapon power vs AT-AT 1 -1", DEFAULT_CONTEXT)
+    VehicleStat(vehicle='X-Wing', parameter='weapon power', against='AT-AT 1', modifier=-1)
+    """
+    usage, limits = USAGE["stat"], context.limits
+    text, modifier = _trailing_modifiers(" " + rest.strip(), usage, limits)
+    versus = _VERSUS.search(text)
+    own = text[: versus.start()] if versus else text
+    other = text[versus.end() :] if versus else ""
+    words = own.split()
+    take = 2 if len(words) > 2 and " ".join(words[-2:]).casefold() == "weapon power" else 1
+    if len(words) <= take:
+        raise TagError("Name the vehicle and then the parameter, like 'X-Wing armour'.", usage)
+    name = _name(" ".join(words[:-take]), "vehicle", usage, limits)
+    against = _name(other, "opponent", usage, limits) if versus else None
+    return VehicleStat(name, " ".join(words[-take:]).casefold(), against, modifier)
+
+
 # ---------------------------------------------------------------------------- dispatch
 
 # verb (and alias) -> parser of the words after it; extended through register_verb.
@@ -574,6 +610,12 @@ register_verb(
     aliases=("strike", "hit"),
 )
 register_verb("cast", parse_cast, "[[cast Kara Telekinesis +1]]")
+register_verb(
+    "stat",
+    parse_vehicle_stat,
+    "[[stat X-Wing armour]] or [[stat Speeder 1 speed vs X-Wing +1]]",
+    aliases=("param",),
+)
 
 
 def parse_tag(text: str, context: ParseContext = DEFAULT_CONTEXT) -> Request:
@@ -587,7 +629,7 @@ def parse_tag(text: str, context: ParseContext = DEFAULT_CONTEXT) -> Request:
     Traceback (most recent call last):
     ...
     referee.errors.TagError: 'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast, \
-apply, approve, reject, revise, npc, wound, heal, end. Did you mean shoot?
+stat, apply, approve, reject, revise, npc, wound, heal, end. Did you mean shoot?
     """
     limits = context.limits
     if len(text) > limits.max_tag_chars:
@@ -748,3 +790,4 @@ register_verb(
 register_verb("wound", _wound_parser("wound"), "[[wound Trooper 1 +1]] or [[wound Kara -1]]")
 register_verb("heal", _wound_parser("heal"), "[[heal Kara]] (every wound) or [[heal Kara 1]]")
 register_verb("end", parse_end, "[[end encounter]]")
+

@@ -199,15 +199,15 @@ REFUSED = [
     (
         "sht Kara -> Trooper 1",
         None,
-        "'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast, apply, approve, "
-        "reject, revise, npc, wound, heal, end. Did you mean shoot?",
+        "'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, apply, "
+        "approve, reject, revise, npc, wound, heal, end. Did you mean shoot?",
         "shoot",
     ),
     (
         "xyzzy",
         None,
-        "'xyzzy' is not a roll verb. Verbs: roll, init, shoot, melee, cast, apply, approve, "
-        "reject, revise, npc, wound, heal, end.",
+        "'xyzzy' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, apply, "
+        "approve, reject, revise, npc, wound, heal, end.",
         "roll",
     ),
     ("roll", None, "Say what to roll: dice like 2d6+3, or a character and a stat.", "roll"),

@@ -18,7 +18,7 @@ from typing import Any
 from .dice import commitment
 from .errors import ConfigError, UserError
 from .store import Store
-from .systems import stepped
+from .systems import stepped, vehicles
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -28,6 +28,9 @@ else:  # pragma: no cover - Python 3.10
 CONFIG_NAME = "config.toml"
 STORE_NAME = "store.json"
 SHEETS_NAME = "characters.toml"
+VEHICLES_NAME = "vehicles.toml"  # vehicle and ship sheets, seeded like characters.toml
+SCALE_NAME = "scale.toml"  # the scale table (R-12); a campaign's own overrides cells
+PACKAGE_SCALE = Path(__file__).resolve().parent.parent / "data" / SCALE_NAME
 NPC_TEMPLATES_NAME = "npc_templates.toml"
 SYSTEMS = ("stepped",)  # the dice systems this build resolves
 
@@ -239,8 +242,24 @@ def load_secret(config: Config, environ: Mapping[str, str] | None = None) -> Sec
     )
 
 
-def load_rules(config: Config) -> stepped.Rules:
-    """The campaign's rulings and race table as a rules value."""
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}.") from error
+
+
+def load_scale(data_dir: Path) -> tuple[vehicles.Scale, dict[vehicles.Size, int]]:
+    """The shipped scale table, with the cells the campaign's data_dir/scale.toml overrides."""
+    scale, wounds = vehicles.read_scale(_read_toml(PACKAGE_SCALE), where=str(PACKAGE_SCALE))
+    own = data_dir / SCALE_NAME
+    if own.is_file() and own.resolve() != PACKAGE_SCALE:
+        scale, wounds = vehicles.read_scale(_read_toml(own), scale, str(own), wounds)
+    return scale, wounds
+
+
+def load_rules(config: Config) -> vehicles.VehicleRules:
+    """The campaign's rulings, race table and scale table (R-12) as a rules value."""
     races: dict[str, stepped.Race] = {"human": stepped.Race("human")}
     if config.races_file.is_file():
         try:
@@ -248,7 +267,11 @@ def load_rules(config: Config) -> stepped.Rules:
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(f"{config.races_file} is not valid TOML: {error}.") from error
         races = stepped.load_races(table)
-    return stepped.Rules(rulings=stepped.Rulings.from_mapping(config.rulings), races=races)
+    scale, wounds = load_scale(config.data_dir)
+    return vehicles.VehicleRules(
+        rulings=stepped.Rulings.from_mapping(config.rulings), races=races, scale=scale,
+        wounds_survived=wounds,
+    )
 
 
 def load_sheets(path: Path) -> list[dict[str, Any]]:
@@ -293,7 +316,12 @@ class Campaign:
                 f"or fix campaign.data_dir in {config.path}."
             )
         self.store = Store(config.store_path)
-        self._seed_sheets()
+        try:
+            self._seed_sheets()
+            self._seed_vehicles()
+        except BaseException:
+            self.store.discard()  # a refused sheet must not leave the store locked
+            raise
 
     @classmethod
     def open(cls, campaign_dir: Path | None = None, *, need_secret: bool = True) -> Campaign:
@@ -339,6 +367,41 @@ class Campaign:
                     raise ConfigError(f"{path} is not valid TOML: {error}.") from error
                 return {name.casefold(): dict(fields) for name, fields in document.items()}
         return {}
+
+    def _seed_vehicles(self) -> None:
+        # A new store's "vehicles" table starts from data_dir/vehicles.toml's [[vehicle]]s.
+        table = self.store.table("vehicles")
+        path = self.config.data_dir / VEHICLES_NAME
+        if len(table) or not path.is_file():
+            return
+        records = _read_toml(path).get("vehicle", [])
+        if not isinstance(records, list):
+            raise ConfigError(f"{path}: write each sheet as a [[vehicle]] table.")
+        characters = self.store.table("characters")
+        problems: list[str] = []
+        for record in records:
+            try:
+                vehicle = vehicles.vehicle_from_record(
+                    {k: v for k, v in record.items() if k not in ("owner", "approved")}
+                )
+            except UserError as error:
+                problems.append(f"{record.get('name', '?')}: {error.message}")
+                continue
+            issues = vehicles.validate_vehicle(vehicle)
+            if vehicle.pilot is not None and character_key(vehicle.pilot) not in characters:
+                issues.append(f"The pilot {vehicle.pilot} is not a character of this campaign.")
+            if issues:
+                problems.append(f"{vehicle.name}: " + " ".join(issues))
+                continue
+            table.put(character_key(vehicle.name), {
+                "name": vehicle.name,
+                "owner": record.get("owner"),  # the Reddit user who commands it; None: the GM
+                "approved": bool(record.get("approved", True)),
+                "sheet": vehicles.vehicle_to_record(vehicle),
+            })
+        if problems:
+            raise ConfigError(f"{path} has sheets the rules refuse:\n- " + "\n- ".join(problems))
+        self.store.flush()
 
     @property
     def published_commitment(self) -> str:

@@ -22,7 +22,7 @@ from .forum import Post
 from .limits import DEFAULT_LIMITS, Limits
 from .sheets import SHEET_FORM, parse_sheet, sheet_block
 from .store import KeyedTable
-from .systems import stepped, stepped_odds
+from .systems import stepped, stepped_odds, vehicles
 from .tags import (
     AdjustWounds,
     Apply,
@@ -34,6 +34,7 @@ from .tags import (
     RollDice,
     RollInitiative,
     RollStat,
+    VehicleStat,
 )
 from .verdicts import Change
 
@@ -51,11 +52,17 @@ class Resolution:
 class Roster:
     """The campaign's characters for one run: parsed once, written back on change."""
 
-    def __init__(self, table: KeyedTable) -> None:
+    def __init__(self, table: KeyedTable, vehicle_table: KeyedTable | None = None) -> None:
         self._table = table
         self._records: dict[str, dict[str, Any]] = dict(table.items())
         self._parsed: dict[str, stepped.Character] = {}
-        self._names = frozenset(self._records)
+        # Vehicles and ships: the store's "vehicles" table, records shaped like characters'.
+        self._vehicle_table = vehicle_table
+        self._vehicle_records: dict[str, dict[str, Any]] = (
+            dict(vehicle_table.items()) if vehicle_table is not None else {}
+        )
+        self._vehicles: dict[str, vehicles.Vehicle] = {}
+        self._names = frozenset(self._records) | frozenset(self._vehicle_records)
 
     @property
     def known_names(self) -> frozenset[str]:
@@ -105,6 +112,47 @@ class Roster:
             f"No character is named '{name}'.{hint} A GM adds characters to the campaign; "
             f"`referee characters` lists them."
         )
+
+    def is_vehicle(self, name: str) -> bool:
+        """Whether ``name`` means a vehicle or ship (exactly, or the only one it starts)."""
+        key = character_key(name)
+        if key in self._vehicle_records:
+            return True
+        if key in self._records:
+            return False
+        return len([k for k in self._vehicle_records if k.startswith(key + " ")]) == 1 and not any(
+            k.startswith(key + " ") for k in self._records
+        )
+
+    def find_vehicle(self, name: str) -> vehicles.Vehicle:
+        """The vehicle or ship a player means by ``name``."""
+        key = character_key(name)
+        if key not in self._vehicle_records:
+            starting = [k for k in self._vehicle_records if k.startswith(key + " ")]
+            if len(starting) != 1:
+                raise UnknownName(f"No vehicle or ship is named '{name}'.")
+            key = starting[0]
+        if key not in self._vehicles:
+            sheet = self._vehicle_records[key]["sheet"]
+            self._vehicles[key] = vehicles.vehicle_from_record(sheet)
+        return self._vehicles[key]
+
+    def combatant(self, name: str) -> stepped.Character | vehicles.Crewed:
+        """A character, or a vehicle or ship with its pilot."""
+        if not self.is_vehicle(name):
+            return self.find(name)
+        vehicle = self.find_vehicle(name)
+        return vehicles.Crewed(vehicle, self.find(vehicle.pilot) if vehicle.pilot else None)
+
+    def update_vehicle(self, vehicle: vehicles.Vehicle) -> None:
+        """Keep a changed vehicle (its wounds), its owner and approval untouched."""
+        key = character_key(vehicle.name)
+        sheet = vehicles.vehicle_to_record(vehicle)
+        record = {**self._vehicle_records[key], "sheet": sheet}
+        self._vehicle_records[key] = record
+        self._vehicles[key] = vehicle
+        if self._vehicle_table is not None:
+            self._vehicle_table.put(key, record)
 
     def update(self, character: stepped.Character) -> None:
         """Keep a changed character, its owner and approval untouched."""
@@ -233,6 +281,8 @@ def resolve_stat(request: RollStat, context: Context, dice: DiceSource) -> Resol
 
 
 def resolve_initiative(request: RollInitiative, context: Context, dice: DiceSource) -> Resolution:
+    if any(context.roster.is_vehicle(name) for name in request.names):
+        return resolve_vehicle_initiative(request, context, dice)
     characters = [require_control(context, name, "roll initiative") for name in request.names]
     seen: set[str] = set()
     for character in characters:
@@ -268,6 +318,8 @@ def _weapon(character: stepped.Character, name: str | None) -> stepped.Weapon | 
 
 
 def resolve_attack(request: Attack, context: Context, dice: DiceSource) -> Resolution:
+    if context.roster.is_vehicle(request.attacker) or context.roster.is_vehicle(request.target):
+        return resolve_vehicle_attack(request, context, dice)
     attacker = require_control(context, request.attacker, "attack")
     target = context.roster.find(request.target)
     kind = stepped.AttackKind.RANGED if request.verb == "shoot" else stepped.AttackKind.MELEE
@@ -547,12 +599,115 @@ def resolve_end(request: EndEncounter, context: Context, dice: DiceSource) -> Re
     return Resolution("encounter", EncounterResult(had_order))
 
 
+# ----------------------------------------------------------- vehicles and ships
+
+
+def _vehicle_rules(context: Context) -> vehicles.VehicleRules:
+    if not isinstance(context.rules, vehicles.VehicleRules):
+        raise RuleViolation("This campaign has no scale table, so vehicles cannot roll.")
+    return context.rules
+
+
+def _state_word(
+    c: stepped.Character | vehicles.Crewed,
+    rules: vehicles.VehicleRules,
+) -> str:
+    if isinstance(c, stepped.Character):
+        return stepped.state_of(c).value
+    return vehicles.vehicle_state(c.vehicle, rules).value
+
+
+def _wounds(c: stepped.Character | vehicles.Crewed) -> int:
+    return c.wounds if isinstance(c, stepped.Character) else c.vehicle.wounds
+
+
+def resolve_vehicle_stat(request: VehicleStat, context: Context, dice: DiceSource) -> Resolution:
+    rules = _vehicle_rules(context)
+    crewed = context.roster.combatant(request.vehicle)
+    if not isinstance(crewed, vehicles.Crewed):
+        raise RuleViolation(
+            f"{crewed.name} is a character; roll a character's stats with "
+            f"[[roll {crewed.name} agility]]."
+        )
+    against = context.roster.combatant(request.against) if request.against else None
+    parameter = vehicles.parse_param(request.parameter, crewed.vehicle.craft)
+    result = vehicles.stat_roll(
+        crewed, parameter, rules, dice, against=against, modifier=request.modifier
+    )
+    return Resolution("vehicle_stat", result, result.chance)
+
+
+def resolve_vehicle_initiative(
+    request: RollInitiative, context: Context, dice: DiceSource
+) -> Resolution:
+    combatants = [context.roster.combatant(name) for name in request.names]
+    seen: set[str] = set()
+    for combatant in combatants:
+        if combatant.name in seen:
+            raise RuleViolation(f"{combatant.name} is listed twice; name each combatant once.")
+        seen.add(combatant.name)
+    result = vehicles.initiative(combatants, _vehicle_rules(context), dice)
+    context.encounters.put(
+        context.post.thread,
+        {
+            "thread": context.post.thread,
+            "order": [list(group) for group in result.groups],
+            "set_by": context.post.fullname,
+        },
+    )
+    return Resolution("vehicle_initiative", result)
+
+
+def resolve_vehicle_attack(request: Attack, context: Context, dice: DiceSource) -> Resolution:
+    rules = _vehicle_rules(context)
+    attacker = context.roster.combatant(request.attacker)
+    target = context.roster.combatant(request.target)
+    kind = stepped.AttackKind.RANGED if request.verb == "shoot" else stepped.AttackKind.MELEE
+    if isinstance(attacker, stepped.Character):
+        weapon = _weapon(attacker, request.weapon)
+    else:  # a craft has only its Weapon power; a named weapon is refused by the rules
+        named = request.weapon
+        weapon = stepped.Weapon(named, stepped.WeaponKind.RANGED) if named else None
+    result = vehicles.attack(
+        kind,
+        attacker,
+        target,
+        rules,
+        dice,
+        weapon=weapon,
+        location=stepped.Location(request.location.split()[-1]),
+        aware=not request.unaware,
+        subdue=request.subdue,
+        modifier=request.modifier,
+        environment=request.environment,
+    )
+    changes: tuple[Change, ...] = ()
+    before, after = result.target_before, result.target_after
+    if after != before:
+        if isinstance(after, vehicles.Crewed):
+            context.roster.update_vehicle(after.vehicle)
+        else:
+            context.roster.update(after)
+        changes = (
+            Change(
+                after.name,
+                _wounds(before),
+                _wounds(after),
+                _state_word(before, rules),
+                _state_word(after, rules),
+                -stepped.wound_penalty(after, rules) if isinstance(after, stepped.Character) else 0,
+            ),
+        )
+    return Resolution("vehicle_attack", result, result.hit_chance, changes)
+
+
 HANDLERS: dict[type, Handler] = {
     RollDice: resolve_dice,
     RollStat: resolve_stat,
     RollInitiative: resolve_initiative,
     Attack: resolve_attack,
     Cast: resolve_cast,
+    VehicleStat: resolve_vehicle_stat,
     Apply: resolve_apply,
     Decide: resolve_decide,
     CreateNpc: resolve_npc,

@@ -123,9 +123,9 @@ def test_demo_batch_resolves_all_but_the_malformed_and_ignores_quotes(open_campa
     replies = {o.post.fullname: o for o in result.outcomes}
     malformed = replies["t1_lx3a5f2"]
     refused_by_rules = result.problems - malformed.problems
-    assert ("", 1, 13) == (replies["t1_lx3a3q9"].text, malformed.problems, result.tags)
+    assert ("", 1, 21) == (replies["t1_lx3a3q9"].text, malformed.problems, result.tags)
     assert "Write it as" in malformed.text
-    assert 12 == result.new_rolls + refused_by_rules
+    assert 20 == result.new_rolls + refused_by_rules
     assert "Mind Trick" not in replies["t1_lx3a2c7"].text
 
 

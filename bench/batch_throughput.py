@@ -39,7 +39,10 @@ SECRET = b"bench-secret"
 def build_campaign(folder: Path, characters: int, ledger_rows: int) -> None:
     mage = {"magic": [{"name": "Force", "points": 2,
                        "techniques": [{"name": "Telekinesis", "tier": "d4"}]}]}
-    sheets = [sheet(f"Hero {i}", **(mage if i % 10 == 0 else {})) for i in range(characters)]
+    sheets = [
+        sheet(f"Hero {i}", owner=f"player{i}", **(mage if i % 10 == 0 else {}))
+        for i in range(characters)
+    ]
     with make_campaign(folder, sheets, secret=SECRET) as campaign:
         previous = GENESIS
         for i in range(ledger_rows):
@@ -53,24 +56,26 @@ def build_campaign(folder: Path, characters: int, ledger_rows: int) -> None:
 
 
 def build_thread(path: Path, tags: int, characters: int, per_post: int = 4) -> None:
+    """A long fight: each post is written by the player of the character acting in it."""
     chooser = random.Random(2026)
-
-    def pick() -> str:
-        return f"Hero {chooser.randrange(characters)}"
-
-    forms = [
-        lambda: "[[roll 2d6+3]]",
-        lambda: f"[[roll {pick()} agility+perception]]",
-        lambda: f"[[shoot {pick()} -> {pick()}]]",
-        lambda: f"[[melee {pick()} -> {pick()} arm]]",
-        lambda: f"[[cast Hero {chooser.randrange(characters // 10) * 10} Telekinesis]]",
-        lambda: f"[[init {pick()}, {pick()}, {pick()}]]",
-    ]
     comments = []
     for number in range(tags // per_post):
-        body = "The fight goes on. " + " ".join(chooser.choice(forms)() for _ in range(per_post))
+        actor = chooser.randrange(characters)
+        hero = f"Hero {actor}"
+
+        def other(actor: int = actor) -> str:
+            return f"Hero {(actor + chooser.randrange(1, characters)) % characters}"
+
+        forms = [
+            "[[roll 2d6+3]]",
+            f"[[roll {hero} agility+perception]]",
+            f"[[shoot {hero} -> {other()}]]",
+            f"[[melee {hero} -> {other()} arm]]",
+            f"[[cast {hero} Telekinesis]]" if actor % 10 == 0 else f"[[init {hero}]]",
+        ]
+        body = "The fight goes on. " + " ".join(chooser.choice(forms) for _ in range(per_post))
         comments.append({"kind": "t1", "data": {
-            "name": f"t1_b{number:x}", "id": f"b{number:x}", "author": f"player{number % 50}",
+            "name": f"t1_b{number:x}", "id": f"b{number:x}", "author": f"player{actor}",
             "body": body, "created_utc": 1.7e9 + number, "edited": False,
             "parent_id": "t3_bench", "link_id": "t3_bench", "replies": ""}})
     submission = {"kind": "t3", "data": {"name": "t3_bench", "id": "bench", "author": "gm",

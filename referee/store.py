@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 import os
 import sys
 import tempfile
@@ -43,6 +42,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+import orjson
 from tinydb import TinyDB
 from tinydb.middlewares import CachingMiddleware
 from tinydb.storages import Storage
@@ -114,8 +114,8 @@ class AtomicJSONStorage(Storage):
             return None
         try:
             with _gc_paused():
-                data = json.loads(raw)
-        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+                data = orjson.loads(raw)
+        except ValueError as exc:  # orjson.JSONDecodeError, also for invalid UTF-8
             raise self._corrupt(f"it is not valid JSON ({exc})") from exc
         if not isinstance(data, dict) or not all(isinstance(t, dict) for t in data.values()):
             raise self._corrupt("it is JSON but not a TinyDB database (an object of tables)")
@@ -133,7 +133,7 @@ class AtomicJSONStorage(Storage):
         try:
             with os.fdopen(fd, "wb") as handle:
                 for piece in _json_pieces(data):
-                    handle.write(piece.encode("utf-8"))
+                    handle.write(piece)
                 handle.flush()
                 with contextlib.suppress(FileNotFoundError):
                     os.fchmod(handle.fileno(), self.path.stat().st_mode & 0o7777)
@@ -165,30 +165,33 @@ class AtomicJSONStorage(Storage):
         )
 
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_PIECE_DOCUMENTS = 1000  # documents serialized per piece: bounds the text held at once
+_PIECE_DOCUMENTS = 1000  # documents serialized per piece: bounds the bytes held at once
 
 
-def _json_pieces(data: Mapping[str, Mapping[str, Any]]) -> Iterator[str]:
-    """Compact JSON of a TinyDB database, in pieces of a thousand documents.
+def _json_pieces(data: Mapping[str, Mapping[str, Any]]) -> Iterator[bytes]:
+    """Compact UTF-8 JSON of a TinyDB database, in pieces of a thousand documents.
 
-    The same text as one ``json.dumps`` call at the same speed, without holding the
-    whole file (tens of megabytes) in memory twice, as text and as bytes.
+    orjson writes the same bytes as the standard library's compact JSON, several times
+    faster; writing in pieces keeps the whole file (tens of megabytes) from being held
+    in memory at once.
 
-    >>> data = {"ledger": {str(i): {"roll_id": f"r{i}"} for i in range(2500)}, "meta": {}}
-    >>> "".join(_json_pieces(data)) == _dumps(data)
+    >>> import json
+    >>> data = {"ledger": {str(i): {"roll_id": f"r{i}", "é": [1, None]} for i in range(2500)},
+    ...         "meta": {}}
+    >>> standard = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+    >>> b"".join(_json_pieces(data)) == standard
     True
     """
-    yield "{"
+    yield b"{"
     for number, (name, table) in enumerate(data.items()):
-        yield ("," if number else "") + _dumps(name) + ":{"
+        yield (b"," if number else b"") + orjson.dumps(name) + b":{"
         documents = iter(table.items())
-        separator = ""
+        separator = b""
         while chunk := dict(islice(documents, _PIECE_DOCUMENTS)):
-            yield separator + _dumps(chunk)[1:-1]
-            separator = ","
-        yield "}"
-    yield "}"
+            yield separator + orjson.dumps(chunk)[1:-1]
+            separator = b","
+        yield b"}"
+    yield b"}"
 
 
 @contextlib.contextmanager

@@ -1,7 +1,13 @@
 """Tests for referee.ledger: rows chain by hash and re-derive from the revealed secret."""
 
+import hashlib
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from referee.dice import HmacDice, RecordingDice, commitment
-from referee.ledger import GENESIS, make_row, roll_id, verify
+from referee.ledger import GENESIS, make_row, roll_id, row_hash, verify
 
 
 def _rows(secret=b"campaign-secret", count=5):
@@ -67,3 +73,18 @@ def test_a_commitment_for_another_secret_fails():
     """A revealed secret that does not match the published sha256 fails verification."""
     report = verify(_rows(), b"campaign-secret", commitment(b"other"))
     assert (False, False) == (report.commitment_ok, report.ok)
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(), _json_values, max_size=8))
+def test_row_hash_is_the_standard_librarys_canonical_json(row):
+    """A verifier using only json.dumps(sort_keys, compact, UTF-8) gets the same hash."""
+    body = {key: value for key, value in row.items() if key != "hash"}
+    standard = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert hashlib.sha256(standard.encode()).hexdigest() == row_hash(row)

@@ -151,7 +151,7 @@ def _try_tag(campaign: Campaign, args: argparse.Namespace) -> int:
     text = args.tag.strip()
     if text.startswith("[[") and text.endswith("]]"):
         text = text[2:-2].strip()
-    roster = Roster(campaign.store.table("characters"))
+    roster = Roster(campaign.store.table("characters"), campaign.store.table("vehicles"))
     # Whoever runs the referee from a shell holds the campaign's files: they act as its GM.
     post = Post("t1_shell", "t3_shell", SHELL_GM, text, 0.0)
     context = Context(

@@ -94,7 +94,7 @@ class Referee:
             campaign.published_commitment,
             limits,
         )
-        self.roster = Roster(campaign.store.table("characters"))
+        self.roster = Roster(campaign.store.table("characters"), campaign.store.table("vehicles"))
         self.applications = campaign.store.table("applications")
         self.npc_templates = campaign.npc_templates
         # GMs: config.toml's list, plus whatever the caller knows (the subreddit's moderators).

@@ -137,6 +137,10 @@ class Roster:
             self._vehicles[key] = vehicles.vehicle_from_record(sheet)
         return self._vehicles[key]
 
+    def vehicle_record(self, name: str) -> dict[str, Any]:
+        """The stored record (owner, approval and sheet) of the vehicle ``name`` means."""
+        return self._vehicle_records[character_key(self.find_vehicle(name).name)]
+
     def combatant(self, name: str) -> stepped.Character | vehicles.Crewed:
         """A character, or a vehicle or ship with its pilot."""
         if not self.is_vehicle(name):
@@ -466,7 +470,7 @@ def _amend(character: stepped.Character, amendment: str) -> tuple[stepped.Charac
         return replace(character, wounds_survived=survived), f"survives {survived} wounds"
     if head in ("forbid", "move"):
         target = " ".join(words[1:])
-        tier = None
+        tier = 0  # the die tier a moved technique goes to
         if head == "move":
             target, _, tier_word = target.rpartition(" to ")
             digits = tier_word.casefold().lstrip("d")
@@ -621,9 +625,42 @@ def _wounds(c: stepped.Character | vehicles.Crewed) -> int:
     return c.wounds if isinstance(c, stepped.Character) else c.vehicle.wounds
 
 
+def require_combatant(
+    context: Context, name: str, doing: str
+) -> stepped.Character | vehicles.Crewed:
+    """A character or a craft the author may act for: its owner, its pilot's player, or a GM."""
+    if not context.roster.is_vehicle(name):
+        return require_control(context, name, doing)
+    crewed = context.roster.combatant(name)
+    assert isinstance(crewed, vehicles.Crewed)
+    record = context.roster.vehicle_record(name)
+    if not record.get("approved"):
+        raise Forbidden(f"{crewed.name} is not approved yet and may not {doing}.")
+    if context.by_gm:
+        return crewed
+    players = {str(record.get("owner") or "").casefold()}
+    if crewed.pilot is not None:
+        players.add(str(context.roster.record(crewed.pilot.name).get("owner") or "").casefold())
+    if context.post.author.casefold() not in players - {""}:
+        if record.get("owner"):
+            whose = f"belongs to u/{record['owner']}"
+        elif crewed.pilot is not None:
+            pilot_owner = context.roster.record(crewed.pilot.name).get("owner")
+            whose = f"is flown by {crewed.pilot.name}" + (
+                f", played by u/{pilot_owner}" if pilot_owner else ", a GM's character"
+            )
+        else:
+            whose = "is a GM's craft"
+        raise Forbidden(
+            f"{crewed.name} {whose}; only its owner, its pilot's player or a GM may {doing} "
+            "for it."
+        )
+    return crewed
+
+
 def resolve_vehicle_stat(request: VehicleStat, context: Context, dice: DiceSource) -> Resolution:
     rules = _vehicle_rules(context)
-    crewed = context.roster.combatant(request.vehicle)
+    crewed = require_combatant(context, request.vehicle, "roll")
     if not isinstance(crewed, vehicles.Crewed):
         raise RuleViolation(
             f"{crewed.name} is a character; roll a character's stats with "
@@ -640,7 +677,7 @@ def resolve_vehicle_stat(request: VehicleStat, context: Context, dice: DiceSourc
 def resolve_vehicle_initiative(
     request: RollInitiative, context: Context, dice: DiceSource
 ) -> Resolution:
-    combatants = [context.roster.combatant(name) for name in request.names]
+    combatants = [require_combatant(context, name, "roll initiative") for name in request.names]
     seen: set[str] = set()
     for combatant in combatants:
         if combatant.name in seen:
@@ -660,7 +697,7 @@ def resolve_vehicle_initiative(
 
 def resolve_vehicle_attack(request: Attack, context: Context, dice: DiceSource) -> Resolution:
     rules = _vehicle_rules(context)
-    attacker = context.roster.combatant(request.attacker)
+    attacker = require_combatant(context, request.attacker, "attack")
     target = context.roster.combatant(request.target)
     kind = stepped.AttackKind.RANGED if request.verb == "shoot" else stepped.AttackKind.MELEE
     if isinstance(attacker, stepped.Character):

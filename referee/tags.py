@@ -25,6 +25,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Union
 
 from referee.errors import TagError
 from referee.limits import DEFAULT_LIMITS, Limits
@@ -242,7 +243,21 @@ class Cast:
     modifier: int = 0
 
 
-Request = RollDice | RollStat | RollInitiative | Attack | Cast
+# Every request a tag can become. Vehicle, application and GM requests are defined
+# further down with their verbs, so they are named here as forward references.
+Request = Union[  # "X | Y" cannot hold forward references at run time
+    "RollDice",
+    "RollStat",
+    "RollInitiative",
+    "Attack",
+    "Cast",
+    "VehicleStat",
+    "Apply",
+    "Decide",
+    "CreateNpc",
+    "AdjustWounds",
+    "EndEncounter",
+]
 
 
 @dataclass(frozen=True)
@@ -698,7 +713,6 @@ class EndEncounter:
     """``[[end encounter]]``: clears the thread's initiative order."""
 
 
-GmRequest = Apply | Decide | CreateNpc | AdjustWounds | EndEncounter
 
 _DECIDE_USAGE = {
     "approve": "[[approve]] or [[approve Orla Vex with named, tough 2, move Mind Trick to d8]]",

@@ -19,6 +19,10 @@ KARA = sheet(
     magic=[{"name": "Force", "points": 2, "techniques": [{"name": "Telekinesis", "tier": "d4"}]}],
 )
 SHEETS = [KARA, sheet("Dax Orrel", owner=OTHER), sheet("Trooper 1", kind="npc")]
+SPEEDER = {"name": "Kara's Speeder", "craft": "vehicle", "class": "light", "owner": OWNER,
+           "weapon": "d6", "speed": "d6", "armour": "d4", "sensors": "d4"}
+BIKE = {"name": "Swoop Bike", "craft": "vehicle", "class": "light", "pilot": "Kara Venn",
+        "weapon": "d6", "speed": "d10", "armour": 0, "sensors": 0}
 APPLICATION = """[[apply]]
 
 ```
@@ -47,6 +51,10 @@ MATRIX = {
     "wound": ("[[wound Trooper 1 +1]]", {GM}),
     "heal": ("[[heal Kara]]", {GM}),
     "end": ("[[end encounter]]", {GM}),
+    "vehicle stat": ("[[stat Kara's Speeder speed]]", {OWNER, GM}),
+    "vehicle stat, piloted": ("[[stat Swoop Bike speed]]", {OWNER, GM}),
+    "vehicle shoot": ("[[shoot Kara's Speeder -> Trooper 1]]", {OWNER, GM}),
+    "vehicle init": ("[[init Swoop Bike, Trooper 1]]", {GM}),
 }
 
 
@@ -54,7 +62,7 @@ MATRIX = {
 @pytest.mark.parametrize("verb", list(MATRIX))
 def test_permission_matrix(open_campaign, verb, role):
     """Each role may do exactly what the matrix allows; a refusal says who may and why."""
-    referee = Referee(open_campaign(SHEETS))
+    referee = Referee(open_campaign(SHEETS, crafts=[SPEEDER, BIKE]))
     # An application by someone else exists for the decision verbs to act on.
     referee.referee(Post("t1_app", "t3_t", "applicant", APPLICATION, 1.0))
     body, allowed = MATRIX[verb]
@@ -62,9 +70,8 @@ def test_permission_matrix(open_campaign, verb, role):
     refused = outcome.problems == 1
     assert (role not in allowed) == refused, outcome.text
     if refused:
-        assert any(
-            word in outcome.text for word in ("Only a GM", "belongs to", "choose another name")
-        )
+        reasons = ("Only a GM", "only a GM", "belongs to", "flown by", "choose another name")
+        assert any(word in outcome.text for word in reasons), outcome.text
 
 
 def test_a_character_awaiting_approval_may_not_act(open_campaign):

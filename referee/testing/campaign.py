@@ -8,7 +8,7 @@ from typing import Any
 
 from ..campaign import Campaign, Secret, character_entry, character_key, load_config
 from ..render import PACKAGE_TEMPLATES
-from ..systems import stepped
+from ..systems import stepped, vehicles
 
 REPO_DATA = PACKAGE_TEMPLATES.parent / "data"
 
@@ -43,8 +43,13 @@ def make_campaign(
     secret: bytes = b"test-secret",
     owners: Mapping[str, str] | None = None,
     extra_config: str = "",
+    crafts: Iterable[Mapping[str, Any]] = (),
 ) -> Campaign:
-    """Write config.toml into ``folder``, open the campaign and store ``sheets`` as approved."""
+    """Write config.toml into ``folder``, open the campaign and store ``sheets`` as approved.
+
+    ``crafts`` are vehicle and ship sheets (the shape of data/demo/vehicles.toml), with an
+    optional ``owner`` and ``approved`` like character sheets.
+    """
     data = folder / "data"
     data.mkdir(parents=True, exist_ok=True)
     lines = [
@@ -67,6 +72,15 @@ def make_campaign(
         table.put(
             character_key(character.name),
             character_entry(character, owner, bool(record.get("approved", True))),
+        )
+    for record in crafts:
+        fields = {k: v for k, v in record.items() if k not in ("owner", "approved")}
+        craft = vehicles.vehicle_from_record(fields)
+        campaign.store.table("vehicles").put(
+            character_key(craft.name),
+            {"name": craft.name, "owner": record.get("owner"),
+             "approved": bool(record.get("approved", True)),
+             "sheet": vehicles.vehicle_to_record(craft)},
         )
     campaign.store.flush()
     return campaign

@@ -49,6 +49,8 @@ class RedditConfig:
     wiki_page: str = ""  # publish the roster here; empty means never
     timeout: float = 16.0  # seconds before a request to Reddit is given up
     submissions_every: int = 2  # read r/…/new every Nth cycle, r/…/comments the others
+    moderators_refresh_hours: float = 6.0  # re-read each subreddit's moderators (the GMs)
+    inbox_every: int = 1  # read the inbox (secret rolls by DM) every Nth cycle; 0: never
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,8 @@ _SECTIONS: dict[str, set[str]] = {
         "wiki_page",
         "timeout",
         "submissions_every",
+        "moderators_refresh_hours",
+        "inbox_every",
     },
 }
 
@@ -173,7 +177,19 @@ def load_config(path: Path) -> Config:
         wiki_page=str(reddit.get("wiki_page", "")),
         timeout=float(reddit.get("timeout", 16.0)),
         submissions_every=int(reddit.get("submissions_every", 2)),
+        moderators_refresh_hours=float(reddit.get("moderators_refresh_hours", 6.0)),
+        inbox_every=int(reddit.get("inbox_every", 1)),
     )
+    if reddit_config.moderators_refresh_hours <= 0:
+        problems.append(
+            "reddit.moderators_refresh_hours must be more than 0; 6 re-reads the moderators "
+            "four times a day."
+        )
+    if reddit_config.inbox_every < 0:
+        problems.append(
+            "reddit.inbox_every must be 0 (never read private messages) or more: read the "
+            "inbox every Nth cycle."
+        )
     if reddit_config.submissions_every < 2:
         problems.append(
             "reddit.submissions_every must be at least 2: the other cycles read new comments."

@@ -105,8 +105,12 @@ class Referee:
         last = self.ledger.last()
         self._previous_hash = str(last["hash"]) if last else GENESIS
 
-    def referee(self, post: Post) -> Outcome:
-        """Resolve a post's tags once; on later calls return what was said the first time."""
+    def referee(self, post: Post, *, private: bool = False) -> Outcome:
+        """Resolve a post's tags once; on later calls return what was said the first time.
+
+        ``private`` marks a GM's secret roll (a private message): its record and ledger
+        rows carry ``"private": true`` so a public view can hide what was rolled.
+        """
         scan = find_tags(post.body, self.limits)
         seen = self.posts.get(post.fullname)
         if seen is not None:
@@ -118,10 +122,11 @@ class Referee:
         verdicts = self._resolve_all(post, scan.tags)
         notes = (scan.problem,) if scan.problem else ()
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes))
-        new_rolls = self._record(post, verdicts)
+        new_rolls = self._record(post, verdicts, private)
         self.posts.put(
             post.fullname,
             {
+                **({"private": True} if private else {}),
                 "post": post.fullname,
                 "thread": post.thread,
                 "author": post.author,
@@ -251,11 +256,14 @@ class Referee:
             self._previous_hash = row["hash"]
         return str(row["roll_id"])
 
-    def _record(self, post: Post, verdicts: tuple[Verdict, ...]) -> int:
+    def _record(self, post: Post, verdicts: tuple[Verdict, ...], private: bool = False) -> int:
         added = 0
         for verdict in verdicts:
             if verdict.failed:
                 continue
+            outcome = outcome_summary(verdict)
+            if private:  # sealed into the row's hash: a mark that cannot be added later
+                outcome["private"] = True
             row = make_row(
                 post=post.fullname,
                 thread=post.thread,
@@ -265,7 +273,7 @@ class Referee:
                 system=self.campaign.config.system,
                 kind=verdict.kind,
                 draws=verdict.draws,
-                outcome=outcome_summary(verdict),
+                outcome=outcome,
                 recorded=_iso(self.clock()),
                 previous=self._previous_hash,
             )

@@ -27,7 +27,9 @@ PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 # start of a line, so they are escaped there alone.
 _ESCAPED = frozenset("\\`*_{}[]()#|~^:!.")
 _LINE_START = frozenset("-+=")
-_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "/": "&#47;"}  # "/" stops u/ and r/ links
+# "/" stops u/ and r/ links; brackets as entities mean echoed text never forms a [[tag]],
+# even for a reader that undoes backslash escapes.
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "/": "&#47;", "[": "&#91;", "]": "&#93;"}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2066-\u2069]+")
 
 
@@ -35,7 +37,7 @@ def escape_markdown(text: object, max_chars: int = 200) -> str:
     """User text made inert in Reddit Markdown: one line, escaped, capped (see :func:`_escape`).
 
     >>> escape_markdown("u/admin [click](http://x.y) **bold**")
-    'u&#47;admin \\\\[click\\\\]\\\\(http\\\\:&#47;&#47;x\\\\.y\\\\) \\\\*\\\\*bold\\\\*\\\\*'
+    'u&#47;admin &#91;click&#93;\\\\(http\\\\:&#47;&#47;x\\\\.y\\\\) \\\\*\\\\*bold\\\\*\\\\*'
     """
     # Names and labels repeat in every verdict, so the escaped forms are memoised.
     return _escape(text if type(text) is str else str(text), max_chars)

@@ -35,7 +35,7 @@ def test_batch_on_the_demo_writes_replies_and_flags_the_malformed_tag(demo, caps
     """batch prints one reply per post with tags and exits 1 because one tag is malformed."""
     code = main(["batch", "demo/thread.json"])
     out, err = capsys.readouterr()
-    assert (1, 16) == (code, out.count("## Reply to"))
+    assert (1, 22) == (code, out.count("## Reply to"))
     assert "tag(s) with problems" in err
 
 

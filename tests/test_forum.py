@@ -80,4 +80,4 @@ def test_a_file_that_is_not_a_thread_says_how_to_save_one(document):
 def test_the_demo_thread_loads():
     """The bundled demo thread is a valid saved thread with the GM's submission first."""
     thread = posts_from_thread(json.loads(DEMO.read_text()))
-    assert ("gm_talon", 17) == (thread.submission.author, len(thread.posts))
+    assert ("gm_talon", 23) == (thread.submission.author, len(thread.posts))

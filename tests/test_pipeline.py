@@ -1,6 +1,10 @@
 """Tests for referee.pipeline: each post is refereed once, deterministically, and recorded."""
 
+import tempfile
 from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.batch import load_thread, run_batch
 from referee.campaign import load_sheets
@@ -8,7 +12,8 @@ from referee.dice import HmacDice
 from referee.forum import Post
 from referee.ledger import verify
 from referee.pipeline import EDITED_NOTE, Referee
-from referee.testing import sheet
+from referee.tags import find_tags
+from referee.testing import make_campaign, sheet
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo" / "thread.json"
 
@@ -17,7 +22,11 @@ def _post(body, fullname="t1_aaa", created=1.0, author="kara"):
     return Post(fullname, "t3_thread", author, body, created)
 
 
-SHEETS = [sheet("Kara Venn", owner="kara"), sheet("Trooper 1", kind="npc"), sheet("Trooper 2", kind="npc")]
+SHEETS = [
+    sheet("Kara Venn", owner="kara"),
+    sheet("Trooper 1", kind="npc"),
+    sheet("Trooper 2", kind="npc"),
+]
 
 
 def test_a_post_is_refereed_once_and_replayed_after(open_campaign):
@@ -108,7 +117,7 @@ def test_hostile_names_are_escaped_in_the_reply(open_campaign):
 
 def test_demo_batch_twice_is_identical_and_verifies(open_campaign):
     """The demo thread refereed twice gives the same replies, one set of rows, a clean ledger."""
-    campaign = open_campaign(_demo_sheets())
+    campaign = open_campaign(_demo_sheets(), gms=["gm_talon"])
     thread = load_thread(DEMO)
     first = run_batch(Referee(campaign), thread)
     second = run_batch(Referee(campaign), thread)
@@ -119,13 +128,13 @@ def test_demo_batch_twice_is_identical_and_verifies(open_campaign):
 
 def test_demo_batch_resolves_all_but_the_malformed_and_ignores_quotes(open_campaign):
     """The malformed shot gets its usage, quoted and code-span tags get nothing, the rest roll."""
-    result = run_batch(Referee(open_campaign(_demo_sheets())), load_thread(DEMO))
+    result = run_batch(Referee(open_campaign(_demo_sheets(), gms=["gm_talon"])), load_thread(DEMO))
     replies = {o.post.fullname: o for o in result.outcomes}
     malformed = replies["t1_lx3a5f2"]
     refused_by_rules = result.problems - malformed.problems
-    assert ("", 1, 21) == (replies["t1_lx3a3q9"].text, malformed.problems, result.tags)
+    assert ("", 1, 27) == (replies["t1_lx3a3q9"].text, malformed.problems, result.tags)
     assert "Write it as" in malformed.text
-    assert 20 == result.new_rolls + refused_by_rules
+    assert 26 == result.new_rolls + refused_by_rules
     assert "Mind Trick" not in replies["t1_lx3a2c7"].text
 
 
@@ -140,3 +149,40 @@ def test_store_survives_reopening(open_campaign, tmp_path):
 
 def _demo_sheets():
     return load_sheets(DEMO.parent / "characters.toml")
+
+
+def test_demo_walks_an_application_from_problem_to_play(open_campaign):
+    """The demo's newcomer applies, revises, is approved, then acts; Dax may not roll for Kara."""
+    result = run_batch(Referee(open_campaign(_demo_sheets(), gms=["gm_talon"])), load_thread(DEMO))
+    replies = {o.post.fullname: o.text for o in result.outcomes}
+    expected = {
+        "t1_lx3c0a1": "Needs changes",
+        "t1_lx3c1b2": "asks for changes",
+        "t1_lx3c2e3": "Awaiting GM approval",
+        "t1_lx3c3f4": "is approved",
+        "t1_lx3c4g5": "belongs to u&#47;kara\\_venn\\_pbp",
+        "t1_lx3c5h6": "Stat roll",
+    }
+    assert expected == {
+        post: phrase for post, phrase in expected.items() if phrase in replies[post]
+    }
+
+
+_hostile = st.text(
+    alphabet=st.characters(codec="utf-8") | st.sampled_from(list("[]\\`>*_|~^u/r:.()")),
+    max_size=120,
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(words=st.lists(_hostile, min_size=1, max_size=3))
+def test_a_reply_never_holds_a_tag_whatever_the_post_says(words):
+    """Echoed text cannot form a [[tag]] in the bot's reply, even with escapes undone."""
+    with tempfile.TemporaryDirectory() as folder:
+        campaign = make_campaign(Path(folder), SHEETS)
+        with campaign:
+            body = (
+                " ".join(f"[[{text}]]" for text in words) + " [[roll Kaar [[x]] " + words[0] + "]]"
+            )
+            outcome = Referee(campaign).referee(_post(body))
+    assert () == find_tags(outcome.text).tags

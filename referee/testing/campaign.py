@@ -44,6 +44,7 @@ def make_campaign(
     owners: Mapping[str, str] | None = None,
     extra_config: str = "",
     crafts: Iterable[Mapping[str, Any]] = (),
+    gms: Iterable[str] = ("gm",),
 ) -> Campaign:
     """Write config.toml into ``folder``, open the campaign and store ``sheets`` as approved.
 
@@ -58,7 +59,7 @@ def make_campaign(
         'data_dir = "data"',
         f'templates_dir = "{PACKAGE_TEMPLATES.as_posix()}"',
         f'races = "{(REPO_DATA / "races.toml").as_posix()}"',
-        'gms = ["gm"]',
+        "gms = [" + ", ".join(_toml(name) for name in gms) + "]",
         "[rulings]",
         *(f"{key} = {_toml(value)}" for key, value in (rulings or {}).items()),
     ]

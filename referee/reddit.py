@@ -4,8 +4,10 @@ Everything the live worker asks of Reddit passes through :class:`RedditForum`, s
 worker sees a small :class:`Forum` protocol and never a PRAW object:
 
     connect(config)            a praw.Reddit from praw.ini / praw_* variables + config.toml
-    post_from_praw(thing)      the one place a PRAW Submission or Comment becomes a Post
-    RedditForum                listings, threads, reply, edit, find the bot's replies
+    post_from_praw(thing)      the one place a PRAW Submission, Comment or Message
+                               becomes a Post
+    RedditForum                listings, threads, reply, edit, find the bot's replies;
+                               moderators, the unread inbox, wiki edits
     classify(exc, write=...)   a pure function: PRAW/prawcore exception → ForumError
 
 Errors of this module are operator errors (see :mod:`referee.errors`)::
@@ -52,6 +54,8 @@ THREAD_LIMIT = 500
 UNDELIVERABLE_ERRORS = frozenset(
     {"THREAD_LOCKED", "TOO_OLD", "DELETED_COMMENT", "DELETED_LINK", "THREAD_ARCHIVED"}
 )
+# How many pages of the bot's sent messages a look for a lost private reply reads.
+SENT_PAGES = 3
 # When a RATELIMIT message names no time, wait this long.
 DEFAULT_RATELIMIT_SECONDS = 600.0
 _WAIT = re.compile(r"(\d+)\s*(milliseconds?|seconds?|minutes?|hours?)", re.IGNORECASE)
@@ -161,10 +165,11 @@ def _credentials_help(site: str, what: str) -> str:
 
 
 def post_from_praw(thing: Any) -> Post:
-    """A PRAW Submission or Comment as a :class:`Post`, without fetching anything.
+    """A PRAW Submission, Comment or Message as a :class:`Post`, without fetching anything.
 
     prawcore asks for ``raw_json=1``, so ``body`` and ``selftext`` arrive unescaped and
-    are taken as they are (unlike :func:`referee.forum.post_from_json`).
+    are taken as they are (unlike :func:`referee.forum.post_from_json`). A private
+    message (``t4_``) belongs to the "thread" of its conversation's first message.
     """
     data = vars(thing)
     fullname = str(data.get("name") or thing.fullname)
@@ -181,6 +186,16 @@ def post_from_praw(thing: Any) -> Post:
     }
     if fullname.startswith("t3_"):
         return Post(fullname, fullname, body=str(data.get("selftext") or ""), **common)
+    if fullname.startswith("t4_"):
+        conversation = str(data.get("first_message_name") or fullname)
+        common["subreddit"] = ""  # a message to the bot, not from a subreddit's modmail
+        return Post(
+            fullname,
+            conversation,
+            body=str(data.get("body") or ""),
+            parent=data.get("parent_id"),
+            **common,
+        )
     return Post(
         fullname,
         str(data.get("link_id") or ""),
@@ -258,6 +273,14 @@ class Page:
     after: str | None
 
 
+@dataclass(frozen=True)
+class Unread:
+    """The bot's unread inbox: private messages, and the rest (replies, mentions)."""
+
+    messages: tuple[Post, ...]  # private messages to the bot, newest first
+    others: tuple[str, ...]  # fullnames of comment replies and username mentions
+
+
 class Forum(Protocol):
     """What the worker needs from Reddit; :class:`RedditForum` is the real one."""
 
@@ -273,6 +296,14 @@ class Forum(Protocol):
     def edit(self, reply: str, text: str) -> None: ...
 
     def find_replies(self, targets: Mapping[str, str]) -> dict[str, str]: ...
+
+    def moderators(self, subreddit: str) -> tuple[str, ...]: ...
+
+    def unread(self) -> Unread: ...
+
+    def mark_read(self, fullnames: Iterable[str]) -> None: ...
+
+    def edit_wiki(self, subreddit: str, page: str, content: str, reason: str) -> None: ...
 
 
 class RedditForum:
@@ -319,7 +350,10 @@ class RedditForum:
         return result
 
     def reply(self, parent: str, text: str) -> str:
-        """Post ``text`` under ``parent`` and return the new comment's fullname."""
+        """Post ``text`` under ``parent`` and return the new comment's fullname.
+
+        A ``t4_`` parent is a private message: the reply is a private message too.
+        """
         data = {"thing_id": parent, "text": text}
         things = self._call(True, self.reddit.post, "api/comment", data=data)
         comment = things[0] if isinstance(things, list) else things
@@ -334,10 +368,13 @@ class RedditForum:
         """The bot's existing replies to ``targets`` (post fullname → thread fullname).
 
         One request reads the bot's newest comments; only a target not found there
-        while that page was full costs a look at the target's own replies.
+        while that page was full costs a look at the target's own replies. Private
+        messages (``t4_``) are looked for in the bot's sent messages instead.
         """
-        found: dict[str, str] = {}
-        wanted = set(targets)
+        found = self._find_private_replies({t for t in targets if t.startswith("t4_")})
+        wanted = {t for t in targets if not t.startswith("t4_")}
+        if not wanted:
+            return found
         listing = self._call(
             False,
             self.reddit.get,
@@ -355,6 +392,60 @@ class RedditForum:
             if reply:
                 found[target] = reply
         return found
+
+    def _find_private_replies(self, wanted: set[str]) -> dict[str, str]:
+        """The bot's sent messages answering ``wanted`` messages, newest pages first."""
+        found: dict[str, str] = {}
+        after: str | None = None
+        for _ in range(SENT_PAGES if wanted else 0):
+            params: dict[str, Any] = {"limit": self.page_size}
+            if after:
+                params["after"] = after
+            listing = self._call(False, self.reddit.get, "message/sent", params=params)
+            for message in listing.children:
+                parent = vars(message).get("parent_id")
+                if parent in wanted and parent not in found:
+                    found[parent] = str(message.fullname)
+            after = listing.after
+            if wanted <= set(found) or after is None:
+                break
+        return found
+
+    def moderators(self, subreddit: str) -> tuple[str, ...]:
+        """The usernames of ``subreddit``'s moderators (one request)."""
+        redditors = self._call(False, lambda: self.reddit.subreddit(subreddit).moderator())
+        return tuple(str(redditor) for redditor in redditors)
+
+    def unread(self) -> Unread:
+        """One page of the bot's unread inbox, left unread (see :meth:`mark_read`)."""
+        listing = self._call(
+            False, self.reddit.get, "message/unread", params={"limit": self.page_size}
+        )
+        messages: list[Post] = []
+        others: list[str] = []
+        for thing in listing.children:
+            data = vars(thing)
+            fullname = str(data.get("name") or thing.fullname)
+            private = fullname.startswith("t4_") and not data.get("was_comment")
+            if private and data.get("author") and not data.get("subreddit"):
+                messages.append(post_from_praw(thing))
+            else:
+                others.append(fullname)
+        return Unread(tuple(messages), tuple(others))
+
+    def mark_read(self, fullnames: Iterable[str]) -> None:
+        """Mark inbox items read (one request)."""
+        ids = ",".join(fullnames)
+        if ids:
+            self._call(False, self.reddit.post, "api/read_message", data={"id": ids})
+
+    def edit_wiki(self, subreddit: str, page: str, content: str, reason: str) -> None:
+        """Replace the wiki page ``page`` of ``subreddit`` (creating it if need be)."""
+
+        def edit() -> None:
+            self.reddit.subreddit(subreddit).wiki[page].edit(content=content, reason=reason)
+
+        self._call(False, edit)
 
     def _reply_below(self, target: str, thread: str) -> str | None:
         link = thread.removeprefix("t3_")

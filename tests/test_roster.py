@@ -1,0 +1,50 @@
+"""The roster page: approved characters and vehicles, user text made inert."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.campaign import character_entry
+from referee.roster import RosterRenderer, roster_view
+from referee.systems import stepped
+from referee.testing import sheet
+
+
+def _entry(name: str, owner: str | None, approved: bool = True, **fields: Any) -> dict[str, Any]:
+    kind = "pc" if owner else "npc"
+    character = stepped.character_from_record(sheet(name, kind, **fields))
+    return character_entry(character, owner, approved)
+
+
+def test_only_approved_characters_are_listed_players_first() -> None:
+    """Pending applications stay off the page; players and the GM's characters are apart."""
+    view = roster_view(
+        "C", [_entry("Zed", "z"), _entry("Ann", None), _entry("Pending", "p", approved=False)]
+    )
+    assert (["Zed"], ["Ann"]) == ([r.name for r in view.players], [r.name for r in view.npcs])
+
+
+def test_user_text_cannot_format_link_or_ping() -> None:
+    """A player's name and weapon pass through the md filter."""
+    record = _entry("Kara", "kara_p")
+    record["sheet"]["weapons"][0]["name"] = "[gun](http://x.y)"
+    page = RosterRenderer().render(roster_view("**Camp**", [record]))
+    assert "[gun](http" not in page and "\\[gun\\]" in page
+    assert ("# \\*\\*Camp\\*\\*: roster", True) == (page.splitlines()[0], "u&#47;kara\\_p" in page)
+
+
+def test_vehicles_are_listed_from_their_stored_sheets() -> None:
+    """A vehicles table's approved records get their own section."""
+    bike = {
+        "name": "Bike",
+        "owner": None,
+        "approved": True,
+        "sheet": {"name": "Bike", "craft": "vehicle", "class": "light", "speed": "d8", "wounds": 1},
+    }
+    page = RosterRenderer().render(roster_view("C", [], [bike]))
+    assert "| Bike | GM | vehicle | light | \\- | speed d8 | 1 |" in page
+
+
+def test_no_vehicles_no_vehicle_section() -> None:
+    """Without vehicles the page has no empty Vehicles table."""
+    assert "Vehicles" not in RosterRenderer().render(roster_view("C", [_entry("Kara", "k")]))

@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from . import notation
 from .campaign import character_entry, character_key
@@ -288,21 +288,34 @@ def resolve_initiative(request: RollInitiative, context: Context, dice: DiceSour
     if any(context.roster.is_vehicle(name) for name in request.names):
         return resolve_vehicle_initiative(request, context, dice)
     characters = [require_control(context, name, "roll initiative") for name in request.names]
+    result = stepped.initiative(_each_once(characters), context.rules, dice)
+    _keep_order(context, result.groups)
+    return Resolution("initiative", result)
+
+
+Named = TypeVar("Named", bound="stepped.Character | vehicles.Crewed")
+
+
+def _each_once(combatants: list[Named]) -> list[Named]:
+    """The combatants of an initiative, refusing one named twice."""
     seen: set[str] = set()
-    for character in characters:
-        if character.name in seen:
-            raise RuleViolation(f"{character.name} is listed twice; name each combatant once.")
-        seen.add(character.name)
-    result = stepped.initiative(characters, context.rules, dice)
+    for combatant in combatants:
+        if combatant.name in seen:
+            raise RuleViolation(f"{combatant.name} is listed twice; name each combatant once.")
+        seen.add(combatant.name)
+    return combatants
+
+
+def _keep_order(context: Context, groups: Iterable[Iterable[str]]) -> None:
+    """Store the thread's initiative order: the encounter state."""
     context.encounters.put(
         context.post.thread,
         {
             "thread": context.post.thread,
-            "order": [list(group) for group in result.groups],
+            "order": [list(group) for group in groups],
             "set_by": context.post.fullname,
         },
     )
-    return Resolution("initiative", result)
 
 
 def _weapon(character: stepped.Character, name: str | None) -> stepped.Weapon | None:
@@ -678,20 +691,8 @@ def resolve_vehicle_initiative(
     request: RollInitiative, context: Context, dice: DiceSource
 ) -> Resolution:
     combatants = [require_combatant(context, name, "roll initiative") for name in request.names]
-    seen: set[str] = set()
-    for combatant in combatants:
-        if combatant.name in seen:
-            raise RuleViolation(f"{combatant.name} is listed twice; name each combatant once.")
-        seen.add(combatant.name)
-    result = vehicles.initiative(combatants, _vehicle_rules(context), dice)
-    context.encounters.put(
-        context.post.thread,
-        {
-            "thread": context.post.thread,
-            "order": [list(group) for group in result.groups],
-            "set_by": context.post.fullname,
-        },
-    )
+    result = vehicles.initiative(_each_once(combatants), _vehicle_rules(context), dice)
+    _keep_order(context, result.groups)
     return Resolution("vehicle_initiative", result)
 
 

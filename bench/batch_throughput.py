@@ -1,6 +1,7 @@
 """Benchmark: referee a generated 20,000-tag thread end to end, and compare notation with d20.
 
-Run:  .venv/bin/python bench/batch_throughput.py   (needs the bench extra: pip install -e '.[bench]')
+Run:  .venv/bin/python bench/batch_throughput.py
+(needs the bench extra: pip install -e '.[bench]')
 
 1. Builds, on disk, a campaign holding 2,000 characters and a ledger of 50,000 rows.
 2. In a fresh child process (so its peak memory is the run's own): loads the saved
@@ -37,8 +38,11 @@ SECRET = b"bench-secret"
 
 
 def build_campaign(folder: Path, characters: int, ledger_rows: int) -> None:
-    mage = {"magic": [{"name": "Force", "points": 2,
-                       "techniques": [{"name": "Telekinesis", "tier": "d4"}]}]}
+    mage = {
+        "magic": [
+            {"name": "Force", "points": 2, "techniques": [{"name": "Telekinesis", "tier": "d4"}]}
+        ]
+    }
     sheets = [
         sheet(f"Hero {i}", owner=f"player{i}", **(mage if i % 10 == 0 else {}))
         for i in range(characters)
@@ -46,11 +50,19 @@ def build_campaign(folder: Path, characters: int, ledger_rows: int) -> None:
     with make_campaign(folder, sheets, secret=SECRET) as campaign:
         previous = GENESIS
         for i in range(ledger_rows):
-            row = make_row(post=f"t1_old{i:x}", thread="t3_old", author="someone", tag_index=0,
-                           tag="roll 2d6", system="stepped", kind="dice",
-                           draws=[Draw(6, 1 + i % 6), Draw(6, 1 + i // 6 % 6)],
-                           outcome={"total": 2 + i % 11}, recorded="2026-01-01T00:00:00+00:00",
-                           previous=previous)
+            row = make_row(
+                post=f"t1_old{i:x}",
+                thread="t3_old",
+                author="someone",
+                tag_index=0,
+                tag="roll 2d6",
+                system="stepped",
+                kind="dice",
+                draws=[Draw(6, 1 + i % 6), Draw(6, 1 + i // 6 % 6)],
+                outcome={"total": 2 + i % 11},
+                recorded="2026-01-01T00:00:00+00:00",
+                previous=previous,
+            )
             campaign.store.ledger.append(row)
             previous = row["hash"]
 
@@ -74,14 +86,36 @@ def build_thread(path: Path, tags: int, characters: int, per_post: int = 4) -> N
             f"[[cast {hero} Telekinesis]]" if actor % 10 == 0 else f"[[init {hero}]]",
         ]
         body = "The fight goes on. " + " ".join(chooser.choice(forms) for _ in range(per_post))
-        comments.append({"kind": "t1", "data": {
-            "name": f"t1_b{number:x}", "id": f"b{number:x}", "author": f"player{actor}",
-            "body": body, "created_utc": 1.7e9 + number, "edited": False,
-            "parent_id": "t3_bench", "link_id": "t3_bench", "replies": ""}})
-    submission = {"kind": "t3", "data": {"name": "t3_bench", "id": "bench", "author": "gm",
-                                         "selftext": "Bench thread", "created_utc": 1.7e9}}
-    document = [{"kind": "Listing", "data": {"children": [submission]}},
-                {"kind": "Listing", "data": {"children": comments}}]
+        comments.append(
+            {
+                "kind": "t1",
+                "data": {
+                    "name": f"t1_b{number:x}",
+                    "id": f"b{number:x}",
+                    "author": f"player{actor}",
+                    "body": body,
+                    "created_utc": 1.7e9 + number,
+                    "edited": False,
+                    "parent_id": "t3_bench",
+                    "link_id": "t3_bench",
+                    "replies": "",
+                },
+            }
+        )
+    submission = {
+        "kind": "t3",
+        "data": {
+            "name": "t3_bench",
+            "id": "bench",
+            "author": "gm",
+            "selftext": "Bench thread",
+            "created_utc": 1.7e9,
+        },
+    }
+    document = [
+        {"kind": "Listing", "data": {"children": [submission]}},
+        {"kind": "Listing", "data": {"children": comments}},
+    ]
     path.write_text(json.dumps(document))
 
 
@@ -94,18 +128,27 @@ def run_child(folder: Path, thread_path: Path) -> dict:
         result = run_batch(Referee(campaign), thread)
     done = time.perf_counter()
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"tags": result.tags, "problems": result.problems, "rolls": result.new_rolls,
-            "seconds": done - start, "open_seconds": opened - start,
-            "tags_per_second": result.tags / (done - start), "peak_mb": peak_kb / 1024}
+    return {
+        "tags": result.tags,
+        "problems": result.problems,
+        "rolls": result.new_rolls,
+        "seconds": done - start,
+        "open_seconds": opened - start,
+        "tags_per_second": result.tags / (done - start),
+        "peak_mb": peak_kb / 1024,
+    }
 
 
 def notation_race(number: int) -> dict:
     import d20  # the dice library behind Avrae; a bench-only dependency
 
     with tempfile.TemporaryDirectory() as tmp, make_campaign(Path(tmp)) as campaign:
-        context = Context(Roster(campaign.store.table("characters")),
-                          campaign.store.table("encounters"), campaign.rules,
-                          Post("t1_x", "t3_x", "bench", "", 0.0))
+        context = Context(
+            Roster(campaign.store.table("characters")),
+            campaign.store.table("encounters"),
+            campaign.rules,
+            Post("t1_x", "t3_x", "bench", "", 0.0),
+        )
         parse_context = ParseContext()
         seeded = SeededDice(1)
 
@@ -113,13 +156,19 @@ def notation_race(number: int) -> dict:
             resolve_dice(parse_tag("roll 2d6+3", parse_context), context, seeded)
 
         def ours_hmac() -> None:
-            resolve_dice(parse_tag("roll 2d6+3", parse_context), context, HmacDice(SECRET, "t1_x", 0))
+            resolve_dice(
+                parse_tag("roll 2d6+3", parse_context), context, HmacDice(SECRET, "t1_x", 0)
+            )
 
         def theirs() -> None:
             d20.roll("2d6+3")
 
         timings = {}
-        for name, function in (("referee", ours_seeded), ("referee_hmac", ours_hmac), ("d20", theirs)):
+        for name, function in (
+            ("referee", ours_seeded),
+            ("referee_hmac", ours_hmac),
+            ("d20", theirs),
+        ):
             timings[name] = min(timeit.repeat(function, number=number, repeat=5)) / number * 1e6
         campaign.store.discard()
     return timings
@@ -139,21 +188,32 @@ def main() -> None:
         folder = Path(tmp)
         build_campaign(folder, args.characters, args.ledger)
         build_thread(folder / "thread.json", args.tags, args.characters)
-        output = subprocess.run([sys.executable, __file__, "--child", str(folder), str(folder / "thread.json")],
-                                check=True, capture_output=True, text=True).stdout
+        output = subprocess.run(
+            [sys.executable, __file__, "--child", str(folder), str(folder / "thread.json")],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         run = json.loads(output.strip().splitlines()[-1])
     race = notation_race(20_000)
-    print(f"| end to end: {run['tags']:,} tags, {args.ledger:,} ledger rows, "
-          f"{args.characters:,} characters | {run['seconds']:.2f} s | "
-          f"**{run['tags_per_second']:,.0f} tags/s** (bar: 5,000) |")
+    print(
+        f"| end to end: {run['tags']:,} tags, {args.ledger:,} ledger rows, "
+        f"{args.characters:,} characters | {run['seconds']:.2f} s | "
+        f"**{run['tags_per_second']:,.0f} tags/s** (bar: 5,000) |"
+    )
     print(f"| of which loading the thread and opening the store | {run['open_seconds']:.2f} s | |")
     print(f"| peak memory of that process (RSS) | **{run['peak_mb']:.0f} MB** (bar: 300) | |")
     print(f"| rolls added / tags refused by the rules | {run['rolls']:,} / {run['problems']:,} | |")
-    print(f"| `[[roll 2d6+3]]` parse + resolve + exact odds, seeded dice | {race['referee']:.1f} µs | "
-          f"{race['referee'] / race['d20']:.2f}× d20 |")
-    print(f"| the same with the ledger's HMAC dice | {race['referee_hmac']:.1f} µs | "
-          f"{race['referee_hmac'] / race['d20']:.2f}× d20 |")
-    print(f"| `d20.roll(\"2d6+3\")` (Avrae's library) | {race['d20']:.1f} µs | 1.00× |")
+    print(
+        "| `[[roll 2d6+3]]` parse + resolve + exact odds, seeded dice | "
+        f"{race['referee']:.1f} µs | "
+        f"{race['referee'] / race['d20']:.2f}× d20 |"
+    )
+    print(
+        f"| the same with the ledger's HMAC dice | {race['referee_hmac']:.1f} µs | "
+        f"{race['referee_hmac'] / race['d20']:.2f}× d20 |"
+    )
+    print(f'| `d20.roll("2d6+3")` (Avrae\'s library) | {race["d20"]:.1f} µs | 1.00× |')
 
 
 if __name__ == "__main__":

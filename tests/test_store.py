@@ -1,6 +1,6 @@
 """Tests for referee.store: round trips, copies, batched atomic flushes, crash safety."""
 
-# ruff: noqa: SIM300 - house style (STYLE.md) is `assert expected == actual`
+
 
 from __future__ import annotations
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,7 +9,6 @@ from referee.dice import SeededDice
 from referee.errors import UserError
 from referee.systems.stepped import (
     LADDER,
-    AttackKind,
     Background,
     Character,
     CriticalWhen,
@@ -28,7 +25,6 @@ from referee.systems.stepped import (
     WeaponKind,
     WildReplaces,
     apply_wounds,
-    attack,
     character_from_record,
     character_to_record,
     heal,

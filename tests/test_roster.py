@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee.campaign import character_entry
+from referee.render import escape_markdown
 from referee.roster import RosterRenderer, roster_view
 from referee.systems import stepped
 from referee.testing import sheet
@@ -29,8 +30,11 @@ def test_user_text_cannot_format_link_or_ping() -> None:
     record = _entry("Kara", "kara_p")
     record["sheet"]["weapons"][0]["name"] = "[gun](http://x.y)"
     page = RosterRenderer().render(roster_view("**Camp**", [record]))
-    assert "[gun](http" not in page and "\\[gun\\]" in page
-    assert ("# \\*\\*Camp\\*\\*: roster", True) == (page.splitlines()[0], "u&#47;kara\\_p" in page)
+    assert ("[gun](http" in page, escape_markdown("[gun](http://x.y)") in page) == (False, True)
+    assert (f"# {escape_markdown('**Camp**')}: roster", True) == (
+        page.splitlines()[0],
+        f"u&#47;{escape_markdown('kara_p')}" in page,
+    )
 
 
 def test_vehicles_are_listed_from_their_stored_sheets() -> None:
@@ -42,7 +46,7 @@ def test_vehicles_are_listed_from_their_stored_sheets() -> None:
         "sheet": {"name": "Bike", "craft": "vehicle", "class": "light", "speed": "d8", "wounds": 1},
     }
     page = RosterRenderer().render(roster_view("C", [], [bike]))
-    assert "| Bike | GM | vehicle | light | \\- | speed d8 | 1 |" in page
+    assert f"| Bike | GM | vehicle | light | {escape_markdown('-')} | speed d8 | 1 |" in page
 
 
 def test_no_vehicles_no_vehicle_section() -> None:

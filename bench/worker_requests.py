@@ -5,6 +5,7 @@ the server receives, and prints a Markdown table for the README: one column per 
 (tagged comments arriving per poll interval).
 
     .venv/bin/python bench/worker_requests.py [--cycles 20] [--loads 1 5 10 20]
+        [--reddit "inbox_every = 0"]
 """
 
 from __future__ import annotations
@@ -15,15 +16,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import requests
+from referee.testing.worker import POLL, Live, fake_reddit
 
-from referee.pipeline import Referee
-from referee.reddit import RedditForum, connect
-from referee.testing import make_campaign
-from referee.testing.reddit_server import FakeReddit, client_sleeps
-from referee.worker import Worker
-
-POLL = 60
 IDLE_CYCLES = 10
 
 
@@ -39,29 +33,18 @@ class Figures:
     local_idle: list[float]
 
 
-def scenario(load: int, cycles: int, subreddits: int) -> Figures:
-    """Start the worker, feed it ``load`` tagged comments per poll, then let it idle."""
-    with FakeReddit() as server, client_sleeps(), tempfile.TemporaryDirectory() as tmp:
-        subs = [f"table{n}" for n in range(subreddits)]
-        for sub in subs:
-            server.add_subreddit(sub, moderators=["gm"])
+def scenario(load: int, cycles: int, subreddits: int, extra: str = "") -> Figures:
+    """Start the worker, feed it ``load`` tagged comments per poll, then let it idle.
+
+    ``extra`` adds lines to config.toml's [reddit] table (``inbox_every = 0``, say).
+    """
+    subs = [f"table{n}" for n in range(subreddits)]
+    with fake_reddit(subs) as server, tempfile.TemporaryDirectory() as tmp:
         threads = [server.submit(sub, "gm", "Scene", "The scene opens.") for sub in subs]
-        names = ", ".join(f'"{s}"' for s in subs)
-        extra = (
-            f"[reddit]\nsubreddits = [{names}]\npoll_seconds = {POLL}\n"
-            f'oauth_url = "{server.url}"\nreddit_url = "{server.url}"\n'
-        )
-        campaign = make_campaign(Path(tmp), extra_config=extra)
-        settings = {k: v for k, v in server.praw_settings().items() if "_url" not in k}
-        with requests.Session() as http:
-            forum = RedditForum(connect(campaign.config.reddit, session=http, **settings))
-            worker = Worker(
-                Referee(campaign, clock=server.clock.now),
-                forum,
-                campaign.config.reddit,
-                clock=server.clock.now,
-            )
-            worker.cycle()  # start-up: log in, one full read of both listings
+        live = Live(server, Path(tmp), extra, subreddits=subs)
+        worker = live.worker
+        try:
+            worker.cycle()  # start-up: log in, the moderators, one full read of both listings
             start = server.count()
             delivered = 0
             local_busy: list[float] = []
@@ -85,7 +68,8 @@ def scenario(load: int, cycles: int, subreddits: int) -> Figures:
                 idle_costs.append(server.count() - before)
                 local_idle.append(report.local_seconds)
                 server.clock.advance(POLL)
-        campaign.close()
+        finally:
+            live.close()
     return Figures(
         load,
         load * cycles,
@@ -103,8 +87,12 @@ def main() -> None:
     parser.add_argument("--cycles", type=int, default=20, help="busy cycles per load")
     parser.add_argument("--loads", type=int, nargs="+", default=[1, 5, 10, 20])
     parser.add_argument("--subreddits", type=int, default=3, help="subreddits watched")
+    parser.add_argument(
+        "--reddit", default="", help='lines for config.toml\'s [reddit], e.g. "inbox_every = 0"'
+    )
     args = parser.parse_args()
-    runs = [scenario(load, args.cycles, args.subreddits) for load in args.loads]
+    extra = args.reddit.replace("\\n", "\n") + "\n" if args.reddit else ""
+    runs = [scenario(load, args.cycles, args.subreddits, extra) for load in args.loads]
     ms = 1000.0
 
     def row(label: str, cells: list[str]) -> None:
@@ -112,7 +100,8 @@ def main() -> None:
 
     print(
         f"Worker against FakeReddit on 127.0.0.1: {args.subreddits} subreddits, "
-        f"{args.cycles} busy polls per load plus 2 to drain, then {IDLE_CYCLES} idle polls.\n"
+        f"{args.cycles} busy polls per load plus 2 to drain, then {IDLE_CYCLES} idle polls"
+        f"{'; [reddit] ' + args.reddit if args.reddit else ''}.\n"
     )
     row("tagged posts per poll", [str(r.load) for r in runs])
     print("|---|" + "---|" * len(runs))

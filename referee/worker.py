@@ -3,7 +3,9 @@
 One cycle::
 
     settle     replies left "sending" (a crash, a lost answer): find the bot's reply
-               below the post, else post again
+               below the post (or in its sent messages), else post again
+    GMs        at start and every ``moderators_refresh_hours``: each subreddit's
+               moderators, kept in the store, join config.toml's GMs
     read       one listing page per source, newest first: r/a+b/comments or r/a+b/new
                (alternating, so an idle cycle is ONE request for all subreddits), and
                each listed thread; page on only while the page is all new; when the
@@ -11,9 +13,16 @@ One cycle::
     referee    new posts (newer than the source's cursor) in reading order, through
                the same Referee as ``referee batch``; records, ledger rows and the
                advanced cursors land in one flush
+    inbox      every ``inbox_every`` cycles: the unread private messages. A GM's tags
+               are rolled in secret (ledger rows marked private) and answered by
+               private reply; anyone else's tags get a polite refusal. Then the inbox
+               is marked read (comment replies and mentions too: listings cover those)
     edits      a known post whose ``edited`` is set is refereed again; the pipeline
                adds its note once, and the worker edits its reply
-    deliver    each pending reply, oldest first
+    deliver    each pending reply, oldest first (a private message's reply too)
+    roster     when anything was refereed: render the roster wiki page and edit it if
+               its text changed (a hash in the store); a 403 switches this off until
+               restart
 
 Delivery is a small state machine kept in the post's record in the store's ``posts``
 table, under ``delivery``; every transition is flushed before the next call to Reddit::
@@ -52,6 +61,8 @@ from .campaign import RedditConfig
 from .forum import Post, reading_order
 from .pipeline import Referee
 from .reddit import LISTING_REACH, Failure, Forum, ForumError
+from .roster import RosterRenderer, digest, roster_view
+from .tags import find_tags
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +73,14 @@ MAX_BACKOFF = 900.0
 # The most threads read one by one to fill a gap deeper than a listing reaches.
 BACKFILL_THREADS = 50
 WORKER_TABLE = "worker"
+# A private message with tags from someone who is not a GM gets this, once.
+PRIVATE_REFUSAL = (
+    "Only a GM of {campaign} may roll in secret by private message, so nothing was "
+    "rolled. Put your tags in a reply in the game's thread, where everyone sees the "
+    "dice; ask a GM if you think you should be one."
+)
+# Failures after which the roster is not published again until the worker restarts.
+_WIKI_GIVE_UP = (Failure.FORBIDDEN, Failure.NOT_FOUND, Failure.REJECTED, Failure.UNDELIVERABLE)
 _THREAD_ADDRESS = re.compile(r"/comments/([a-z0-9]+)")
 _THREAD_ID = re.compile(r"(?:t3_)?([a-z0-9]+)")
 
@@ -84,6 +103,8 @@ class CycleReport:
     delivered: int = 0  # replies posted or found already posted
     undeliverable: int = 0
     edited: int = 0  # replies edited to carry the edited note
+    messages: int = 0  # private messages with tags taken in (rolled, or refused)
+    roster_published: bool = False  # the wiki roster page was edited
     skipped: bool = False  # backing off: nothing was asked of Reddit
     failure: Failure | None = None  # what cut the cycle short
     seconds: float = 0.0  # wall time of the cycle
@@ -157,6 +178,13 @@ class Worker:
         self.subreddits = tuple(config.subreddits)
         self.threads = tuple(thread_fullname(t) for t in config.threads)
         self.lock = threading.RLock()
+        # GMs: whoever the referee was given (config.toml's), plus the moderators.
+        self._base_gms = referee.gms
+        self._moderators_at = 0.0  # when the moderators in use were read from Reddit
+        self._load_moderators()
+        self._roster_renderer: RosterRenderer | None = None
+        self._roster_due = True  # render once at start: a shell import may have changed it
+        self._wiki_off = not config.wiki_page
         self.backoff_until = 0.0
         self._backoff_step = 0
         self._first_cycle = True
@@ -184,9 +212,14 @@ class Worker:
             number = self._number
             try:
                 self._settle(report)
+                self._refresh_moderators()
                 self._read(number, full, report)
+                every = self.config.inbox_every
+                if every and (full or number % every == 0):
+                    self._read_inbox(report)
                 self._deliver(report)
                 self._edit(report)
+                self._publish_roster(report)
             except _Stop as stop:
                 report.failure = stop.error.failure
                 self._back_off(stop.error)
@@ -199,12 +232,14 @@ class Worker:
                 report.seconds = time.perf_counter() - started
                 report.reddit_seconds = self._reddit_seconds
             log.info(
-                "event=cycle_end cycle=%d sources=%s seen=%d refereed=%d delivered=%d "
-                "undeliverable=%d edited=%d failure=%s local_ms=%.1f reddit_ms=%.1f",
+                "event=cycle_end cycle=%d sources=%s seen=%d refereed=%d messages=%d "
+                "delivered=%d undeliverable=%d edited=%d failure=%s local_ms=%.1f "
+                "reddit_ms=%.1f",
                 number,
                 "+".join(report.sources) or "-",
                 report.seen,
                 report.refereed,
+                report.messages,
                 report.delivered,
                 report.undeliverable,
                 report.edited,
@@ -255,6 +290,61 @@ class Worker:
             return function(*args)
         finally:
             self._reddit_seconds += time.perf_counter() - started
+
+    # -- GMs -------------------------------------------------------------------------
+
+    def _load_moderators(self) -> None:
+        """Take the moderators kept in the store, if they are of the subreddits watched."""
+        cached = self.state.get("moderators") or {}
+        by_sub = cached.get("subreddits") or {}
+        if sorted(by_sub) != sorted(sub.lower() for sub in self.subreddits):
+            return  # another set of subreddits: read them afresh
+        self._moderators_at = float(cached.get("fetched_at", 0.0))
+        self._use_moderators(by_sub)
+
+    def _use_moderators(self, by_sub: dict[str, list[str]]) -> None:
+        names = {name.casefold() for names in by_sub.values() for name in names}
+        self.referee.gms = self._base_gms | names
+
+    def _refresh_moderators(self) -> None:
+        """Read each subreddit's moderators when the ones in use are too old."""
+        if not self.subreddits:
+            return
+        now = self.clock()
+        if now < self._moderators_at + self.config.moderators_refresh_hours * 3600:
+            return
+        cached = (self.state.get("moderators") or {}).get("subreddits") or {}
+        by_sub: dict[str, list[str]] = {}
+        for sub in self.subreddits:
+            try:
+                by_sub[sub.lower()] = list(self._call(self.forum.moderators, sub))
+            except ForumError as error:
+                if error.failure not in (Failure.FORBIDDEN, Failure.NOT_FOUND):
+                    if not self._moderators_at:
+                        # Unknown GMs would refuse a moderator's approval for good: wait.
+                        raise _Stop(error) from error
+                    log.warning(
+                        "event=moderators_stale failure=%s: using those read before; "
+                        "trying again next cycle",
+                        error.failure.value,
+                    )
+                    return
+                by_sub[sub.lower()] = list(cached.get(sub.lower(), []))
+                log.warning(
+                    "event=moderators_unreadable subreddit=%s failure=%s: keeping %d known",
+                    sub,
+                    error.failure.value,
+                    len(by_sub[sub.lower()]),
+                )
+        self.state.put("moderators", {"fetched_at": now, "subreddits": by_sub})
+        self.store.flush()
+        self._moderators_at = now
+        self._use_moderators(by_sub)
+        log.info(
+            "event=moderators_read subreddits=%d moderators=%d",
+            len(by_sub),
+            sum(map(len, by_sub.values())),
+        )
 
     # -- reading -------------------------------------------------------------------
 
@@ -404,6 +494,54 @@ class Worker:
             outcome.problems,
             state.value,
         )
+
+    def _read_inbox(self, report: CycleReport) -> None:
+        """Take in the unread private messages, then mark the inbox read."""
+        try:
+            unread = self._call(self.forum.unread)
+        except ForumError as error:
+            if error.failure in (Failure.FORBIDDEN, Failure.NOT_FOUND):
+                log.warning("event=inbox_unreadable failure=%s", error.failure.value)
+                return
+            raise _Stop(error) from error
+        for message in sorted(unread.messages, key=lambda m: _rank(m.fullname)):
+            if message.author.lower() != self.bot and message.fullname not in self.posts:
+                self._take_message(message, report)
+        self.store.flush()  # every message's record and intent, before it is marked read
+        read = [m.fullname for m in unread.messages] + list(unread.others)
+        if not read:
+            return
+        try:
+            self._call(self.forum.mark_read, read)
+        except ForumError as error:  # harmless: known messages are skipped next time
+            log.warning("event=mark_read_failed items=%d reason=%r", len(read), error.message)
+
+    def _take_message(self, message: Post, report: CycleReport) -> None:
+        scan = find_tags(message.body, self.referee.limits)
+        if not scan.tags and not scan.problem:
+            log.info(
+                "event=message_ignored post=%s author=%s: no tags", message.fullname, message.author
+            )
+            return
+        gm = message.author.casefold() in self.referee.gms
+        log.info("event=message post=%s author=%s gm=%s", message.fullname, message.author, gm)
+        if gm:
+            self.referee.referee(message, private=True)
+            record = self.posts.get(message.fullname)
+        else:
+            record = {
+                "post": message.fullname,
+                "thread": message.thread,
+                "author": message.author,
+                "private": True,
+                "refused": "not a GM",  # nothing was rolled
+                "reply": PRIVATE_REFUSAL.format(campaign=self.referee.campaign.config.name),
+            }
+        if record is None:
+            return
+        report.messages += 1
+        self._set(message.fullname, record, {"state": Delivery.PENDING.value, "attempts": 0})
+        log.info("event=refereed post=%s private=true refused=%s", message.fullname, not gm)
 
     def _check_edit(self, post: Post) -> None:
         if post.edited is None or post.fullname not in self.posts:
@@ -586,6 +724,60 @@ class Worker:
             delivery["edit_pending"] = False
             self._set(fullname, record, delivery)
             self.store.flush()
+
+    # -- the roster ----------------------------------------------------------------
+
+    def _publish_roster(self, report: CycleReport) -> None:
+        """Edit the roster wiki page if its text changed; one edit per cycle at most."""
+        if report.refereed or report.messages:
+            self._roster_due = True  # approvals, NPCs, wounds and heals all arrive in posts
+        if self._wiki_off or not self._roster_due:
+            return
+        if not self.subreddits:
+            log.warning("event=roster_off: a wiki page needs a subreddit in [reddit] subreddits")
+            self._wiki_off = True
+            return
+        subreddit, page = self.subreddits[0], self.config.wiki_page
+        content = self._render_roster()
+        sha256 = digest(f"{subreddit.lower()}/{page}\n{content}")
+        if (self.state.get("wiki") or {}).get("sha256") == sha256:
+            self._roster_due = False
+            return
+        try:
+            self._call(self.forum.edit_wiki, subreddit, page, content, "roster changed")
+        except ForumError as error:
+            if error.failure in _WIKI_GIVE_UP:
+                self._wiki_off = True
+                log.warning(
+                    "event=roster_off subreddit=%s page=%s failure=%s reason=%r: make the bot "
+                    "a moderator or wiki contributor there; not trying again until restart",
+                    subreddit,
+                    page,
+                    error.failure.value,
+                    error.message,
+                )
+            else:  # throttled, 5xx or no answer: the page stays due for the next cycle
+                log.warning("event=roster_failed failure=%s", error.failure.value)
+            return
+        self.state.put(
+            "wiki",
+            {"sha256": sha256, "subreddit": subreddit, "page": page, "at": _iso(self.clock())},
+        )
+        self.store.flush()
+        self._roster_due = False
+        report.roster_published = True
+        log.info("event=roster_published subreddit=%s page=%s", subreddit, page)
+
+    def _render_roster(self) -> str:
+        if self._roster_renderer is None:
+            self._roster_renderer = RosterRenderer(self.referee.campaign.config.templates_dir)
+        store = self.store
+        view = roster_view(
+            self.referee.campaign.config.name,
+            store.table("characters").values(),
+            store.table("vehicles").values(),
+        )
+        return self._roster_renderer.render(view)
 
 
 # -- running ---------------------------------------------------------------------------

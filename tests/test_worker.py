@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import subprocess
 import sys
@@ -14,90 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
-from referee.campaign import Campaign
-from referee.pipeline import EDITED_NOTE, Referee
-from referee.reddit import RedditForum, connect
+from referee.pipeline import EDITED_NOTE
 from referee.testing import make_campaign
-from referee.testing.reddit_server import FakeReddit, Fault, client_sleeps
-from referee.worker import Worker, thread_fullname
-
-SUB = "dicegames"
-POLL = 60
-
-
-class Live:
-    """A FakeReddit, a campaign on disk and a worker on both; ``restart`` is a new process."""
-
-    def __init__(self, server: FakeReddit, folder: Path, reddit: str = "", **worker: Any) -> None:
-        self.server = server
-        self.folder = folder
-        self.reddit_config = reddit
-        self.worker_options = worker
-        self.sessions: list[requests.Session] = []
-        self.campaign: Campaign | None = None
-        self.worker = self.start()
-
-    def start(self) -> Worker:
-        extra = (
-            f'[reddit]\nsubreddits = ["{SUB}"]\npoll_seconds = {POLL}\n'
-            f'oauth_url = "{self.server.url}"\nreddit_url = "{self.server.url}"\n'
-            + self.reddit_config
-        )
-        self.campaign = make_campaign(self.folder, extra_config=extra)
-        http = requests.Session()
-        self.sessions.append(http)
-        settings = {k: v for k, v in self.server.praw_settings().items() if "_url" not in k}
-        options = dict(self.worker_options)
-        page_size = options.pop("page_size", 100)
-        forum = RedditForum(
-            connect(self.campaign.config.reddit, session=http, **settings), page_size
-        )
-        self.worker = Worker(
-            Referee(self.campaign, clock=self.server.clock.now),
-            forum,
-            self.campaign.config.reddit,
-            clock=self.server.clock.now,
-            **options,
-        )
-        return self.worker
-
-    def restart(self) -> Worker:
-        """Drop the worker as a crash would: unflushed changes are lost."""
-        assert self.campaign is not None
-        self.campaign.store.discard()
-        return self.start()
-
-    def close(self) -> None:
-        if self.campaign is not None:
-            self.campaign.close()
-        for http in self.sessions:
-            http.close()
-
-    def run_until_settled(self, cycles: int = 30) -> int:
-        """Run cycles a poll interval apart on the fake clock until every source is read
-        (two quiet cycles in a row) and no reply is open."""
-        quiet = 0
-        for n in range(1, cycles + 1):
-            report = self.worker.cycle()
-            calm = not (report.refereed or report.failure or report.skipped)
-            quiet = quiet + 1 if calm and not self.worker.open_posts else 0
-            if quiet >= 2:
-                return n
-            self.server.clock.advance(POLL)
-        raise AssertionError(f"still open after {cycles} cycles: {self.worker.open_posts}")
-
-    def bot_replies(self) -> Counter[str]:
-        """How many replies the bot left under each post."""
-        return Counter(c["parent_id"] for c in self.server.comments_by(self.server.bot))
+from referee.testing.reddit_server import FakeReddit, Fault
+from referee.testing.worker import POLL, SUB, Live, fake_reddit, reddit_section, worker_env
+from referee.worker import thread_fullname
 
 
 @pytest.fixture
 def server() -> Iterator[FakeReddit]:
     """A running FakeReddit with one subreddit; PRAW's sleeps are recorded, not slept."""
-    with FakeReddit() as fake, client_sleeps():
-        fake.add_subreddit(SUB, moderators=["gm"])
+    with fake_reddit() as fake:
         yield fake
 
 
@@ -143,20 +70,27 @@ def test_reply_text_is_the_pipelines_verdict(server: FakeReddit, live) -> None:
     assert [record["reply"]] == [c["body"] for c in server.replies_to(comment)]
 
 
-def test_idle_cycle_costs_one_request_for_all_subreddits(server: FakeReddit, live) -> None:
-    """With three subreddits an idle cycle reads one multireddit listing: one request."""
+@pytest.mark.parametrize(
+    ("inbox_every", "expected"),
+    [(0, [1, 1, 1, 1, 1, 1]), (1, [2, 2, 2, 2, 2, 2]), (3, [1, 2, 1, 1, 2, 1])],
+)
+def test_idle_cycle_costs_one_request_for_all_subreddits_plus_the_inbox(
+    server: FakeReddit, live, inbox_every: int, expected: list[int]
+) -> None:
+    """With three subreddits an idle cycle reads one multireddit listing, and every
+    inbox_every-th cycle the unread inbox: one request, or two."""
     for name in ("b", "c"):
         server.add_subreddit(name)
-    harness = live()
+    harness = live(f"inbox_every = {inbox_every}\n")
     harness.worker.subreddits = (SUB, "b", "c")
     harness.worker.cycle()
     costs = []
-    for _ in range(4):
+    for _ in range(6):
         before = server.count()
         harness.worker.cycle()
         costs.append(server.count() - before)
-    paths = {r.path for r in server.requests[-4:]}
-    assert [1, 1, 1, 1] == costs
+    paths = {r.path for r in server.requests[-6:]} - {"/message/unread"}
+    assert expected == costs
     assert {f"/r/{SUB}+b+c/new", f"/r/{SUB}+b+c/comments"} == paths
 
 
@@ -430,17 +364,9 @@ def test_one_post_can_be_followed_from_seen_to_replied(server: FakeReddit, live,
 
 
 def _subprocess_campaign(server: FakeReddit, folder: Path, poll: int = 5) -> dict[str, str]:
-    extra = (
-        f'[reddit]\nsubreddits = ["{SUB}"]\npoll_seconds = {poll}\ntimeout = 2.0\n'
-        f'oauth_url = "{server.url}"\nreddit_url = "{server.url}"\n'
-    )
+    extra = reddit_section(server, "timeout = 2.0\n", poll=poll)
     make_campaign(folder, extra_config=extra).close()
-    settings = server.praw_settings()
-    env = {k: v for k, v in os.environ.items() if not k.lower().startswith("praw_")}
-    env.update({f"praw_{k}": settings[k] for k in ("client_id", "client_secret", "username")})
-    env["praw_password"] = settings["password"]
-    env["REFEREE_SECRET"] = "test-secret"
-    return env
+    return worker_env(server)
 
 
 def test_run_once_answers_and_exits(server: FakeReddit, tmp_path: Path) -> None:

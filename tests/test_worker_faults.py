@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
@@ -13,47 +12,26 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import requests
 
 from referee.ledger import verify
-from referee.pipeline import Referee
-from referee.reddit import RedditForum, connect
 from referee.testing import make_campaign
-from referee.testing.reddit_server import FakeReddit, Fault, client_sleeps
-from referee.worker import Worker
-
-SUB = "dicegames"
-POLL = 60
+from referee.testing.reddit_server import FakeReddit, Fault
+from referee.testing.worker import (
+    POLL,
+    Live,
+    bot_replies,
+    fake_reddit,
+    reddit_section,
+    seed_tagged,
+    worker_env,
+)
 
 
 @pytest.fixture
 def server() -> Iterator[FakeReddit]:
     """A running FakeReddit with one subreddit; PRAW's sleeps are recorded, not slept."""
-    with FakeReddit() as fake, client_sleeps():
-        fake.add_subreddit(SUB, moderators=["gm"])
+    with fake_reddit() as fake:
         yield fake
-
-
-def _seed(server: FakeReddit, threads: int, per_thread: int) -> list[str]:
-    """Tagged posts: each thread's submission and its comments, one tag each."""
-    tagged = []
-    for t in range(threads):
-        submission = server.submit(SUB, "alice", f"Scene {t}", f"Opening [[roll 1d{t + 4}]]")
-        tagged.append(submission)
-        for n in range(per_thread):
-            tagged.append(server.comment(submission, f"player{n % 5}", f"[[roll {n % 3 + 1}d6]]"))
-    return tagged
-
-
-def _reddit_section(server: FakeReddit, extra: str = "") -> str:
-    return (
-        f'[reddit]\nsubreddits = ["{SUB}"]\npoll_seconds = {POLL}\n'
-        f'oauth_url = "{server.url}"\nreddit_url = "{server.url}"\n{extra}'
-    )
-
-
-def _bot_replies(server: FakeReddit) -> Counter[str]:
-    return Counter(c["parent_id"] for c in server.comments_by(server.bot))
 
 
 FAULTS = [
@@ -77,41 +55,25 @@ def test_injected_faults_leave_no_duplicate_and_no_miss(
     server: FakeReddit, tmp_path: Path, route: str, fault: Fault, times: int
 ) -> None:
     """Under each fault every tagged post ends with exactly one reply."""
-    tagged = _seed(server, threads=2, per_thread=4)
-    campaign = make_campaign(tmp_path, extra_config=_reddit_section(server, "timeout = 0.3\n"))
-    settings = {k: v for k, v in server.praw_settings().items() if "_url" not in k}
-    with requests.Session() as http:
-        forum = RedditForum(connect(campaign.config.reddit, session=http, **settings))
-        worker = Worker(
-            Referee(campaign, clock=server.clock.now),
-            forum,
-            campaign.config.reddit,
-            clock=server.clock.now,
-        )
+    tagged = seed_tagged(server, threads=2, per_thread=4)
+    live = Live(server, tmp_path, "timeout = 0.3\n")
+    try:
         # Faults on the bot's own comments need an uncertain reply to make it look.
         if route.startswith("GET /user"):
             server.inject("POST /api/comment", Fault.LOST_RESPONSE_500)
         server.inject(route, fault, times=times, retry_after=5)
         for _ in range(40):
-            worker.cycle()
+            live.worker.cycle()
             server.release()
             server.clock.advance(POLL)
-            if not worker.open_posts and _bot_replies(server).keys() >= set(tagged):
+            if not live.worker.open_posts and bot_replies(server).keys() >= set(tagged):
                 break
-        campaign.close()
-    replies = _bot_replies(server)
+    finally:
+        live.close()
+    replies = bot_replies(server)
     duplicates = {post: n for post, n in replies.items() if n > 1}
     missed = [post for post in tagged if post not in replies]
     assert ({}, [], 0) == (duplicates, missed, server.pending_faults())
-
-
-def _worker_env(server: FakeReddit) -> dict[str, str]:
-    settings = server.praw_settings()
-    env = {k: v for k, v in os.environ.items() if not k.lower().startswith("praw_")}
-    for key in ("client_id", "client_secret", "username", "password"):
-        env[f"praw_{key}"] = settings[key]
-    env["REFEREE_SECRET"] = "test-secret"
-    return env
 
 
 @pytest.mark.slow
@@ -120,8 +82,8 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing(
 ) -> None:
     """Kill `referee run --once` with SIGKILL at random moments over 200+ tags, restart it
     each time: in the end every tag is answered exactly once and rolled exactly once."""
-    tagged = _seed(server, threads=4, per_thread=50)  # 204 tags in 204 posts
-    make_campaign(tmp_path, extra_config=_reddit_section(server, "timeout = 2.0\n")).close()
+    tagged = seed_tagged(server, threads=4, per_thread=50)  # 204 tags in 204 posts
+    make_campaign(tmp_path, extra_config=reddit_section(server, "timeout = 2.0\n")).close()
     command = [sys.executable, "-m", "referee", "--campaign", str(tmp_path), "run", "--once"]
     chance = random.Random(20260214)  # a fixed seed: the same kill times on every run
     kills = finished = 0
@@ -132,7 +94,7 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing(
         with log_path.open("a") as log_file:
             process = subprocess.Popen(
                 command,
-                env=_worker_env(server),
+                env=worker_env(server),
                 cwd=tmp_path,
                 stdout=subprocess.DEVNULL,
                 stderr=log_file,
@@ -140,12 +102,12 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing(
         try:
             if kills < 15:
                 try:
-                    process.wait(timeout=chance.uniform(0.4, 2.5))
+                    process.wait(timeout=chance.uniform(0.3, 1.2))
                 except subprocess.TimeoutExpired:
                     process.send_signal(signal.SIGKILL)
                     process.wait(timeout=10)
                     kills += 1
-                    killed_mid_delivery += 0 < len(_bot_replies(server)) < len(tagged)
+                    killed_mid_delivery += 0 < len(bot_replies(server)) < len(tagged)
                     continue
             else:
                 process.wait(timeout=40)
@@ -153,10 +115,10 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing(
             if process.poll() is None:
                 process.kill()
                 process.wait()
-        if process.returncode == 0 and _bot_replies(server).keys() >= set(tagged):
+        if process.returncode == 0 and bot_replies(server).keys() >= set(tagged):
             finished += 1
             break
-    replies = _bot_replies(server)
+    replies = bot_replies(server)
     duplicates = {post: n for post, n in replies.items() if n > 1}
     missed = [post for post in tagged if post not in replies]
     campaign = make_campaign(tmp_path)

@@ -76,6 +76,29 @@ def test_injected_faults_leave_no_duplicate_and_no_miss(
     assert ({}, [], 0) == (duplicates, missed, server.pending_faults())
 
 
+def _await_replies(
+    server: FakeReddit, process: subprocess.Popen[bytes], target: int, more: int
+) -> bool:
+    """Wait (bounded) until the bot has ``target`` replies, or a moment when ``more`` is 0.
+
+    Returns False if the worker exited first. Each check also waits on the process, so
+    nothing sleeps blindly.
+    """
+    deadline = time.monotonic() + 30
+    settle = time.monotonic() + 0.25  # with more == 0: kill within the first quarter second
+    while time.monotonic() < deadline:
+        try:
+            process.wait(timeout=0.005)
+            return False
+        except subprocess.TimeoutExpired:
+            pass
+        if (more == 0 and time.monotonic() >= settle) or (
+            more and len(bot_replies(server)) >= target
+        ):
+            return True
+    return True
+
+
 @pytest.mark.slow
 def test_sigkill_at_random_points_loses_and_doubles_nothing(
     server: FakeReddit, tmp_path: Path
@@ -85,12 +108,11 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing(
     tagged = seed_tagged(server, threads=4, per_thread=50)  # 204 tags in 204 posts
     make_campaign(tmp_path, extra_config=reddit_section(server, "timeout = 2.0\n")).close()
     command = [sys.executable, "-m", "referee", "--campaign", str(tmp_path), "run", "--once"]
-    chance = random.Random(20260214)  # a fixed seed: the same kill times on every run
+    chance = random.Random(20260214)  # a fixed seed: the same kill points on every run
     kills = finished = 0
     killed_mid_delivery = 0  # kills after which some but not all tags were answered
     log_path = tmp_path / "worker.log"
-    deadline = time.monotonic() + 50
-    while time.monotonic() < deadline:
+    for run in range(16):
         with log_path.open("a") as log_file:
             process = subprocess.Popen(
                 command,
@@ -100,17 +122,19 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing(
                 stderr=log_file,
             )
         try:
-            if kills < 15:
-                try:
-                    process.wait(timeout=chance.uniform(0.3, 1.2))
-                except subprocess.TimeoutExpired:
+            if run < 15:
+                # Kill at a point of progress, not of time, so every machine speed sees the
+                # same story: right after `more` new replies land (0: during start-up or
+                # resolution, before any reply of this run).
+                more = chance.randint(0, 12)
+                if _await_replies(server, process, len(bot_replies(server)) + more, more):
                     process.send_signal(signal.SIGKILL)
                     process.wait(timeout=10)
                     kills += 1
                     killed_mid_delivery += 0 < len(bot_replies(server)) < len(tagged)
                     continue
             else:
-                process.wait(timeout=40)
+                process.wait(timeout=60)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -137,5 +161,5 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing(
         f"replies_found_after_crash={log.count('event=reply_found')} "
         f"intents_replayed={log.count('event=reply_not_found')}"
     )
-    assert kills >= 10
-    assert killed_mid_delivery >= 3  # the kills landed while replying, not just at start-up
+    assert 15 == kills
+    assert killed_mid_delivery >= 10  # the kills landed while replying, not just at start-up

@@ -50,7 +50,7 @@ class RedditConfig:
     timeout: float = 16.0  # seconds before a request to Reddit is given up
     submissions_every: int = 2  # read r/…/new every Nth cycle, r/…/comments the others
     moderators_refresh_hours: float = 6.0  # re-read each subreddit's moderators (the GMs)
-    inbox_every: int = 1  # read the inbox (secret rolls by DM) every Nth cycle; 0: never
+    inbox_every: int = 3  # every Nth cycle reads the inbox (secret rolls) instead; 0: never
 
 
 @dataclass(frozen=True)
@@ -178,17 +178,17 @@ def load_config(path: Path) -> Config:
         timeout=float(reddit.get("timeout", 16.0)),
         submissions_every=int(reddit.get("submissions_every", 2)),
         moderators_refresh_hours=float(reddit.get("moderators_refresh_hours", 6.0)),
-        inbox_every=int(reddit.get("inbox_every", 1)),
+        inbox_every=int(reddit.get("inbox_every", 3)),
     )
     if reddit_config.moderators_refresh_hours <= 0:
         problems.append(
             "reddit.moderators_refresh_hours must be more than 0; 6 re-reads the moderators "
             "four times a day."
         )
-    if reddit_config.inbox_every < 0:
+    if reddit_config.inbox_every < 0 or reddit_config.inbox_every == 1:
         problems.append(
-            "reddit.inbox_every must be 0 (never read private messages) or more: read the "
-            "inbox every Nth cycle."
+            "reddit.inbox_every must be 0 (never read private messages) or 2 or more: every "
+            "Nth cycle reads the inbox instead of a listing, so 1 would never read a listing."
         )
     if reddit_config.submissions_every < 2:
         problems.append(

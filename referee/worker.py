@@ -13,7 +13,8 @@ One cycle::
     referee    new posts (newer than the source's cursor) in reading order, through
                the same Referee as ``referee batch``; records, ledger rows and the
                advanced cursors land in one flush
-    inbox      every ``inbox_every`` cycles: the unread private messages. A GM's tags
+    inbox      every ``inbox_every``-th cycle reads the unread private messages INSTEAD of
+               a listing (so an idle cycle stays one request). A GM's tags
                are rolled in secret (ledger rows marked private) and answered by
                private reply; anyone else's tags get a polite refusal. Then the inbox
                is marked read (comment replies and mentions too: listings cover those)
@@ -213,9 +214,15 @@ class Worker:
             try:
                 self._settle(report)
                 self._refresh_moderators()
-                self._read(number, full, report)
+                # The inbox takes a cycle's turn instead of adding a request to it, so an
+                # idle cycle always costs one request (the first cycle reads everything).
                 every = self.config.inbox_every
-                if every and (full or number % every == 0):
+                inbox_turn = bool(every) and not full and number % every == 0
+                if not inbox_turn:
+                    # Listings alternate over the cycles that read a listing.
+                    listing_turn = number - (number // every if every else 0)
+                    self._read(listing_turn, full, report)
+                if every and (full or inbox_turn):
                     self._read_inbox(report)
                 self._deliver(report)
                 self._edit(report)
@@ -497,6 +504,7 @@ class Worker:
 
     def _read_inbox(self, report: CycleReport) -> None:
         """Take in the unread private messages, then mark the inbox read."""
+        report.sources.append("inbox")
         try:
             unread = self._call(self.forum.unread)
         except ForumError as error:

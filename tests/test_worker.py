@@ -72,13 +72,13 @@ def test_reply_text_is_the_pipelines_verdict(server: FakeReddit, live) -> None:
 
 @pytest.mark.parametrize(
     ("inbox_every", "expected"),
-    [(0, [1, 1, 1, 1, 1, 1]), (1, [2, 2, 2, 2, 2, 2]), (3, [1, 2, 1, 1, 2, 1])],
+    [(0, [1, 1, 1, 1, 1, 1]), (3, [1, 1, 1, 1, 1, 1]), (2, [1, 1, 1, 1, 1, 1])],
 )
-def test_idle_cycle_costs_one_request_for_all_subreddits_plus_the_inbox(
+def test_idle_cycle_costs_one_request_for_all_subreddits_and_the_inbox(
     server: FakeReddit, live, inbox_every: int, expected: list[int]
 ) -> None:
-    """With three subreddits an idle cycle reads one multireddit listing, and every
-    inbox_every-th cycle the unread inbox: one request, or two."""
+    """With three subreddits an idle cycle is one request: a multireddit listing, or on
+    every inbox_every-th cycle the unread inbox in its place."""
     for name in ("b", "c"):
         server.add_subreddit(name)
     harness = live(f"inbox_every = {inbox_every}\n")
@@ -89,16 +89,26 @@ def test_idle_cycle_costs_one_request_for_all_subreddits_plus_the_inbox(
         before = server.count()
         harness.worker.cycle()
         costs.append(server.count() - before)
-    paths = {r.path for r in server.requests[-6:]} - {"/message/unread"}
+    paths = {r.path for r in server.requests[-6:]}
+    inbox = {"/message/unread"} if inbox_every else set()
     assert expected == costs
-    assert {f"/r/{SUB}+b+c/new", f"/r/{SUB}+b+c/comments"} == paths
+    assert {f"/r/{SUB}+b+c/new", f"/r/{SUB}+b+c/comments"} | inbox == paths
 
 
 def test_cycles_alternate_comments_and_new_submissions(server: FakeReddit, live) -> None:
     """After the first (full) cycle, cycles alternate r/…/comments and r/…/new."""
-    harness = live()
+    harness = live("inbox_every = 0\n")
     kinds = [harness.worker.cycle().sources for _ in range(5)]
     assert [["new", "comments"], ["comments"], ["new"], ["comments"], ["new"]] == kinds
+
+
+def test_the_inbox_takes_every_third_cycles_turn(server: FakeReddit, live) -> None:
+    """By default every third cycle reads the inbox in place of a listing."""
+    harness = live()
+    kinds = [harness.worker.cycle().sources for _ in range(7)]
+    expected = [["new", "comments", "inbox"], ["comments"], ["inbox"], ["new"], ["comments"],
+                ["inbox"], ["new"]]
+    assert expected == kinds
 
 
 def test_the_bots_own_comments_are_never_refereed(server: FakeReddit, live) -> None:

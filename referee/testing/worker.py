@@ -179,16 +179,18 @@ class Live:
             http.close()
 
     def run_until_settled(self, cycles: int = 30) -> int:
-        """Run cycles a poll interval apart on the fake clock until every source is read
-        (two quiet cycles in a row) and no reply is open; the cycles it took."""
-        quiet = 0
-        for n in range(1, cycles + 1):
+        """Run cycles a poll interval apart on the fake clock until quiet cycles in a row
+        have read every kind of source (listings, threads, the inbox) and no reply is
+        open; the cycles it took."""
+        wanted = set(self.worker.cycle().sources)  # the first cycle reads every source
+        quiet: set[str] = set()
+        for n in range(2, cycles + 1):
+            self.server.clock.advance(POLL)
             report = self.worker.cycle()
             busy = report.refereed or report.messages or report.failure or report.skipped
-            quiet = quiet + 1 if not busy and not self.worker.open_posts else 0
-            if quiet >= 2:
+            quiet = set() if busy or self.worker.open_posts else quiet | set(report.sources)
+            if quiet >= wanted:
                 return n
-            self.server.clock.advance(POLL)
         raise AssertionError(f"still open after {cycles} cycles: {self.worker.open_posts}")
 
     def bot_replies(self) -> Counter[str]:

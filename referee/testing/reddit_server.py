@@ -342,11 +342,11 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = False
     block_on_close = True
 
-    def __init__(self, fake: FakeReddit) -> None:
+    def __init__(self, fake: FakeReddit, port: int = 0) -> None:
         self.fake = fake
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", port), _Handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         with self._open_lock:
@@ -395,7 +395,9 @@ class FakeReddit:
         clock: FakeClock | None = None,
         comment_limit: int | None = None,
         max_depth: int | None = None,
+        port: int = 0,  # 0: any free port (tests); fixed for `python -m referee.testing.serve`
     ) -> None:
+        self.port = port
         self.bot = bot
         self.client_id = client_id
         self.client_secret = client_secret
@@ -431,7 +433,7 @@ class FakeReddit:
         if self._httpd is not None:
             return self
         self._stopping = False
-        self._httpd = _Server(self)
+        self._httpd = _Server(self, self.port)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
             kwargs={"poll_interval": 0.02},

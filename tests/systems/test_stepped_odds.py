@@ -5,11 +5,9 @@ from __future__ import annotations
 import itertools
 import time
 from collections import Counter
-from collections.abc import Mapping
 from fractions import Fraction
 
 import pytest
-from scipy.stats import chisquare
 
 from referee.dice import FixedDice, SeededDice
 from referee.systems import stepped_odds
@@ -38,6 +36,7 @@ from referee.systems.stepped_odds import (
     standing_distribution,
     trait_distribution,
 )
+from referee.testing.odds import chi_square_p
 
 ROLLS = 100_000
 P_FLOOR = 1e-4
@@ -165,24 +164,6 @@ def test_cast_chance_seed_example() -> None:
 
 # ---------------------------------------------------------------------------
 # Empirical against exact
-
-
-def chi_square_p(observed: Counter, exact: Mapping, rolls: int) -> float:
-    """Chi-square p-value of observed counts against exact probabilities, sparse cells pooled."""
-    assert set(observed) <= set(exact), f"impossible outcomes seen: {set(observed) - set(exact)}"
-    pooled_observed: list[float] = []
-    pooled_expected: list[float] = []
-    run_observed, run_expected = 0.0, 0.0
-    for key in sorted(exact):
-        run_observed += observed.get(key, 0)
-        run_expected += float(exact[key]) * rolls
-        if run_expected >= 5:
-            pooled_observed.append(run_observed)
-            pooled_expected.append(run_expected)
-            run_observed, run_expected = 0.0, 0.0
-    pooled_observed[-1] += run_observed
-    pooled_expected[-1] += run_expected
-    return float(chisquare(pooled_observed, pooled_expected).pvalue)
 
 
 KARA = Character("Kara", Kind.PC, {Stat.STRENGTH: 2, Stat.AGILITY: 3, Stat.ENDURANCE: 3,

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Mapping
 from fractions import Fraction
-
-from scipy.stats import chisquare
 
 from referee.dice import FixedDice, SeededDice
 from referee.systems.stepped import Rulings
@@ -29,28 +26,11 @@ from referee.systems.vehicles_odds import (
     ordinal_distribution,
     total_distribution,
 )
+from referee.testing.odds import chi_square_p
 from tests.systems.test_vehicles import RULES, TANK
 
 ROLLS = 100_000
 P_FLOOR = 1e-4
-
-
-def chi_square_p(observed: Counter, exact: Mapping, rolls: int) -> float:
-    """Chi-square p-value of observed counts against exact probabilities, sparse cells pooled."""
-    assert set(observed) <= set(exact), f"impossible outcomes seen: {set(observed) - set(exact)}"
-    pooled_observed: list[float] = []
-    pooled_expected: list[float] = []
-    run_observed, run_expected = 0.0, 0.0
-    for key in sorted(exact):
-        run_observed += observed.get(key, 0)
-        run_expected += float(exact[key]) * rolls
-        if run_expected >= 5:
-            pooled_observed.append(run_observed)
-            pooled_expected.append(run_expected)
-            run_observed, run_expected = 0.0, 0.0
-    pooled_observed[-1] += run_observed
-    pooled_expected[-1] += run_expected
-    return float(chisquare(pooled_observed, pooled_expected).pvalue)
 
 
 NAMED = Vehicle("Kestrel", Craft.SHIP, Size.LIGHT, {Param.WEAPON: 12,

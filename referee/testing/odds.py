@@ -27,6 +27,7 @@ def chi_square_p(observed: Counter, exact: Mapping[Hashable, Fraction], rolls: i
     pooled_observed: list[float] = []
     pooled_expected: list[float] = []
     run_observed, run_expected = 0.0, 0.0
+    # Outcomes are ints or tuples of ints: sortable, though typed only as Hashable.
     for key in sorted(exact):  # type: ignore[type-var]
         run_observed += observed.get(key, 0)
         run_expected += float(exact[key]) * rolls

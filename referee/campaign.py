@@ -30,7 +30,6 @@ STORE_NAME = "store.json"
 SHEETS_NAME = "characters.toml"
 VEHICLES_NAME = "vehicles.toml"  # vehicle and ship sheets, seeded like characters.toml
 SCALE_NAME = "scale.toml"  # the scale table (R-12); a campaign's own overrides cells
-PACKAGE_SCALE = Path(__file__).resolve().parent.parent / "data" / SCALE_NAME
 NPC_TEMPLATES_NAME = "npc_templates.toml"
 SYSTEMS = ("stepped",)  # the dice systems this build resolves
 
@@ -63,6 +62,7 @@ class Config:
     data_dir: Path = Path("data")
     templates_dir: Path = Path("templates")
     races_file: Path = Path("data/races.toml")
+    scale_file: Path = Path("data/scale.toml")
     secret_env: str = "REFEREE_SECRET"
     secret_file: Path | None = None
     secret_create: bool = False
@@ -101,7 +101,7 @@ def find_config(campaign_dir: Path | None = None) -> Path:
 
 
 _SECTIONS: dict[str, set[str]] = {
-    "campaign": {"name", "system", "data_dir", "templates_dir", "races", "gms"},
+    "campaign": {"name", "system", "data_dir", "templates_dir", "races", "scale", "gms"},
     "secret": {"env", "file", "create_if_missing", "sha256"},
     "rulings": set(),  # checked by the rules module itself
     "reddit": {
@@ -213,6 +213,7 @@ def load_config(path: Path) -> Config:
         data_dir=folder(campaign.get("data_dir"), "data"),
         templates_dir=folder(campaign.get("templates_dir"), "templates"),
         races_file=folder(campaign.get("races"), "data/races.toml"),
+        scale_file=folder(campaign.get("scale"), "data/scale.toml"),
         secret_env=str(secret.get("env", "REFEREE_SECRET")),
         secret_file=folder(secret_file, "") if secret_file else None,
         secret_create=bool(secret.get("create_if_missing", False)),
@@ -265,11 +266,18 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid TOML: {error}.") from error
 
 
-def load_scale(data_dir: Path) -> tuple[vehicles.Scale, dict[vehicles.Size, int]]:
-    """The shipped scale table, with the cells the campaign's data_dir/scale.toml overrides."""
-    scale, wounds = vehicles.read_scale(_read_toml(PACKAGE_SCALE), where=str(PACKAGE_SCALE))
+def load_scale(
+    scale_file: Path, data_dir: Path
+) -> tuple[vehicles.Scale, dict[vehicles.Size, int]]:
+    """The scale table config.toml names, with the cells data_dir/scale.toml overrides."""
+    if not scale_file.is_file():
+        raise ConfigError(
+            f"No scale table at {scale_file}. Point [campaign] scale at one (referee's "
+            "data/scale.toml is the seed's table)."
+        )
+    scale, wounds = vehicles.read_scale(_read_toml(scale_file), where=str(scale_file))
     own = data_dir / SCALE_NAME
-    if own.is_file() and own.resolve() != PACKAGE_SCALE:
+    if own.is_file() and own.resolve() != scale_file.resolve():
         scale, wounds = vehicles.read_scale(_read_toml(own), scale, str(own), wounds)
     return scale, wounds
 
@@ -283,7 +291,7 @@ def load_rules(config: Config) -> vehicles.VehicleRules:
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(f"{config.races_file} is not valid TOML: {error}.") from error
         races = stepped.load_races(table)
-    scale, wounds = load_scale(config.data_dir)
+    scale, wounds = load_scale(config.scale_file, config.data_dir)
     return vehicles.VehicleRules(
         rulings=stepped.Rulings.from_mapping(config.rulings), races=races, scale=scale,
         wounds_survived=wounds,

@@ -24,6 +24,7 @@ def demo(tmp_path, monkeypatch):
         '[campaign]\nname = "Demo copy"\ndata_dir = "demo"\n'
         f'templates_dir = "{(REPO / "templates").as_posix()}"\n'
         f'races = "{(REPO / "data" / "races.toml").as_posix()}"\n'
+        f'scale = "{(REPO / "data" / "scale.toml").as_posix()}"\n'
         '[secret]\nenv = "REFEREE_TEST_SECRET"\n'
     )
     monkeypatch.setenv("REFEREE_TEST_SECRET", "cli-test-secret")

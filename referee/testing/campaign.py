@@ -59,6 +59,7 @@ def make_campaign(
         'data_dir = "data"',
         f'templates_dir = "{PACKAGE_TEMPLATES.as_posix()}"',
         f'races = "{(REPO_DATA / "races.toml").as_posix()}"',
+        f'scale = "{(REPO_DATA / "scale.toml").as_posix()}"',
         "gms = [" + ", ".join(_toml(name) for name in gms) + "]",
         "[rulings]",
         *(f"{key} = {_toml(value)}" for key, value in (rulings or {}).items()),

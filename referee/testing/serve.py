@@ -38,6 +38,7 @@ name = "Dune Sea Relay (local Reddit)"
 data_dir = "data"
 templates_dir = "{templates}"
 races = "{races}"
+scale = "{scale}"
 gms = []  # the subreddit's moderators are the GMs
 
 [secret]
@@ -88,6 +89,7 @@ def write_campaign(folder: Path, server: FakeReddit, subreddit: str, demo: Path)
         CONFIG.format(
             templates=(repo / "templates").resolve().as_posix(),
             races=(repo / "data" / "races.toml").resolve().as_posix(),
+        scale=(repo / "data" / "scale.toml").resolve().as_posix(),
             subreddit=subreddit,
             url=server.url,
         )

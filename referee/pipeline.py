@@ -133,6 +133,7 @@ class Referee:
                 "tags": [tag.text for tag in scan.tags],
                 "tags_sha256": _tags_digest(scan.tags),
                 "roll_ids": [v.roll_id for v in verdicts if not v.failed],
+                "problems": sum(v.failed for v in verdicts),
                 "reply": text,
                 "edited_note": False,
                 # An application is the one post an edit may change: it submits a new version.
@@ -205,7 +206,7 @@ class Referee:
             post,
             text,
             len(seen.get("tags", [])),
-            0,
+            int(seen.get("problems", 0)),  # the same refusals stand, so a re-run says so too
             0,
             replayed=True,
             edited=edited,

@@ -49,6 +49,21 @@ def test_batch_twice_prints_the_same_replies(demo, capsys):
     assert "0 new roll(s)" in err.splitlines()[-1]
 
 
+
+def test_a_re_run_reports_the_same_problems_and_exit_code(demo, capsys):
+    """The second batch of a thread says what the first said: same refusals, same exit code."""
+    first = main(["batch", "demo/thread.json", "--out", "first.md"])
+    first_summary = capsys.readouterr().err.splitlines()[-1]
+    second = main(["batch", "demo/thread.json", "--out", "second.md"])
+    second_summary = capsys.readouterr().err.splitlines()[-1]
+
+    def problems(summary: str) -> str:
+        return summary.rsplit(",", 1)[1]
+
+    assert (first, problems(first_summary)) == (second, problems(second_summary))
+    assert 1 == first
+
+
 def test_batch_with_a_missing_file_is_a_usage_error(demo, capsys):
     """A wrong thread path exits 2 and says what file is wanted."""
     assert 2 == main(["batch", "nope.json"])

@@ -266,9 +266,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid TOML: {error}.") from error
 
 
-def load_scale(
-    scale_file: Path, data_dir: Path
-) -> tuple[vehicles.Scale, dict[vehicles.Size, int]]:
+def load_scale(scale_file: Path, data_dir: Path) -> tuple[vehicles.Scale, dict[vehicles.Size, int]]:
     """The scale table config.toml names, with the cells data_dir/scale.toml overrides."""
     if not scale_file.is_file():
         raise ConfigError(
@@ -293,7 +291,9 @@ def load_rules(config: Config) -> vehicles.VehicleRules:
         races = stepped.load_races(table)
     scale, wounds = load_scale(config.scale_file, config.data_dir)
     return vehicles.VehicleRules(
-        rulings=stepped.Rulings.from_mapping(config.rulings), races=races, scale=scale,
+        rulings=stepped.Rulings.from_mapping(config.rulings),
+        races=races,
+        scale=scale,
         wounds_survived=wounds,
     )
 
@@ -417,12 +417,15 @@ class Campaign:
             if issues:
                 problems.append(f"{vehicle.name}: " + " ".join(issues))
                 continue
-            table.put(character_key(vehicle.name), {
-                "name": vehicle.name,
-                "owner": record.get("owner"),  # the Reddit user who commands it; None: the GM
-                "approved": bool(record.get("approved", True)),
-                "sheet": vehicles.vehicle_to_record(vehicle),
-            })
+            table.put(
+                character_key(vehicle.name),
+                {
+                    "name": vehicle.name,
+                    "owner": record.get("owner"),  # the Reddit user who commands it; None: the GM
+                    "approved": bool(record.get("approved", True)),
+                    "sheet": vehicles.vehicle_to_record(vehicle),
+                },
+            )
         if problems:
             raise ConfigError(f"{path} has sheets the rules refuse:\n- " + "\n- ".join(problems))
         self.store.flush()

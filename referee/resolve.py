@@ -665,8 +665,7 @@ def require_combatant(
         else:
             whose = "is a GM's craft"
         raise Forbidden(
-            f"{crewed.name} {whose}; only its owner, its pilot's player or a GM may {doing} "
-            "for it."
+            f"{crewed.name} {whose}; only its owner, its pilot's player or a GM may {doing} for it."
         )
     return crewed
 

@@ -713,7 +713,6 @@ class EndEncounter:
     """``[[end encounter]]``: clears the thread's initiative order."""
 
 
-
 _DECIDE_USAGE = {
     "approve": "[[approve]] or [[approve Orla Vex with named, tough 2, move Mind Trick to d8]]",
     "reject": "[[reject the sheet does not fit the setting]]",
@@ -804,4 +803,3 @@ register_verb(
 register_verb("wound", _wound_parser("wound"), "[[wound Trooper 1 +1]] or [[wound Kara -1]]")
 register_verb("heal", _wound_parser("heal"), "[[heal Kara]] (every wound) or [[heal Kara 1]]")
 register_verb("end", parse_end, "[[end encounter]]")
-

@@ -49,7 +49,6 @@ def test_batch_twice_prints_the_same_replies(demo, capsys):
     assert "0 new roll(s)" in err.splitlines()[-1]
 
 
-
 def test_a_re_run_reports_the_same_problems_and_exit_code(demo, capsys):
     """The second batch of a thread says what the first said: same refusals, same exit code."""
     first = main(["batch", "demo/thread.json", "--out", "first.md"])

@@ -19,10 +19,26 @@ KARA = sheet(
     magic=[{"name": "Force", "points": 2, "techniques": [{"name": "Telekinesis", "tier": "d4"}]}],
 )
 SHEETS = [KARA, sheet("Dax Orrel", owner=OTHER), sheet("Trooper 1", kind="npc")]
-SPEEDER = {"name": "Kara's Speeder", "craft": "vehicle", "class": "light", "owner": OWNER,
-           "weapon": "d6", "speed": "d6", "armour": "d4", "sensors": "d4"}
-BIKE = {"name": "Swoop Bike", "craft": "vehicle", "class": "light", "pilot": "Kara Venn",
-        "weapon": "d6", "speed": "d10", "armour": 0, "sensors": 0}
+SPEEDER = {
+    "name": "Kara's Speeder",
+    "craft": "vehicle",
+    "class": "light",
+    "owner": OWNER,
+    "weapon": "d6",
+    "speed": "d6",
+    "armour": "d4",
+    "sensors": "d4",
+}
+BIKE = {
+    "name": "Swoop Bike",
+    "craft": "vehicle",
+    "class": "light",
+    "pilot": "Kara Venn",
+    "weapon": "d6",
+    "speed": "d10",
+    "armour": 0,
+    "sensors": 0,
+}
 APPLICATION = """[[apply]]
 
 ```

@@ -14,19 +14,43 @@ from referee.tags import ParseContext, VehicleStat, parse_tag
 from referee.testing import sheet
 
 SHEETS = [sheet("Kara Venn"), sheet("Trooper 1", kind="npc")]
-SPEEDER = {"name": "Speeder 1", "craft": "vehicle", "class": "light", "pilot": "Kara Venn",
-           "weapon": "d6", "speed": "d10", "armour": 0, "sensors": 0}
-CRAWLER = {"name": "Dune Crawler", "craft": "vehicle", "class": "heavy", "weapon": "d12",
-           "speed": "d4", "armour": "d12", "sensors": "d6"}
-KESTREL = {"name": "Kestrel", "craft": "ship", "class": "light", "weapon": "d10",
-           "acceleration": "d6", "armour": "d8", "sensors": "d6"}
+SPEEDER = {
+    "name": "Speeder 1",
+    "craft": "vehicle",
+    "class": "light",
+    "pilot": "Kara Venn",
+    "weapon": "d6",
+    "speed": "d10",
+    "armour": 0,
+    "sensors": 0,
+}
+CRAWLER = {
+    "name": "Dune Crawler",
+    "craft": "vehicle",
+    "class": "heavy",
+    "weapon": "d12",
+    "speed": "d4",
+    "armour": "d12",
+    "sensors": "d6",
+}
+KESTREL = {
+    "name": "Kestrel",
+    "craft": "ship",
+    "class": "light",
+    "weapon": "d10",
+    "acceleration": "d6",
+    "armour": "d8",
+    "sensors": "d6",
+}
 
 
 def _context(campaign) -> Context:
     table = campaign.store.table("vehicles")
     for record in (SPEEDER, CRAWLER, KESTREL):
-        table.put(character_key(record["name"]),
-                  {"name": record["name"], "owner": None, "approved": True, "sheet": record})
+        table.put(
+            character_key(record["name"]),
+            {"name": record["name"], "owner": None, "approved": True, "sheet": record},
+        )
     roster = Roster(campaign.store.table("characters"), table)
     post = Post("t1_v", "t3_thread", "gm", "", 1.0)
     gm = {"gms": frozenset({"gm"})} if "gms" in Context.__dataclass_fields__ else {}
@@ -63,7 +87,10 @@ def test_character_init_is_unchanged_and_mixed_init_goes_to_vehicles(open_campai
     plain = _resolve(context, "init Kara Venn, Trooper 1", [3, 1, 2])
     mixed = _resolve(context, "init Dune Crawler, Trooper 1", [6, 10, 2])
     assert ("initiative", "vehicle_initiative", [["Dune Crawler"], ["Trooper 1"]]) == (
-        plain.kind, mixed.kind, context.encounters.get("t3_thread")["order"])
+        plain.kind,
+        mixed.kind,
+        context.encounters.get("t3_thread")["order"],
+    )
 
 
 def test_a_ship_wounds_a_heavy_vehicle_and_the_store_keeps_it(open_campaign) -> None:
@@ -75,7 +102,11 @@ def test_a_ship_wounds_a_heavy_vehicle_and_the_store_keeps_it(open_campaign) -> 
     stored = campaign.store.table("vehicles").get("dune crawler")["sheet"]
     change = resolution.changes[0]
     assert (True, 1, "intact", "damaged") == (
-        resolution.result.wounded, stored["wounds"], change.state_before, change.state_after)
+        resolution.result.wounded,
+        stored["wounds"],
+        change.state_before,
+        change.state_after,
+    )
 
 
 def test_infantry_wound_on_a_character_is_stored_as_a_character(open_campaign) -> None:
@@ -84,8 +115,10 @@ def test_infantry_wound_on_a_character_is_stored_as_a_character(open_campaign) -
     context = _context(campaign)
     # hit: speed d10 9 + Kara's perception d8 8 = 17 vs agility 1; damage d6 6|5=65 vs end 1
     resolution = _resolve(context, "shoot Speeder 1 -> Trooper 1", [9, 8, 1, 6, 5, 1])
-    assert ("dead", 1) == (resolution.changes[0].state_after,
-                           campaign.store.table("characters").get("trooper 1")["sheet"]["wounds"])
+    assert ("dead", 1) == (
+        resolution.changes[0].state_after,
+        campaign.store.table("characters").get("trooper 1")["sheet"]["wounds"],
+    )
 
 
 def test_a_character_name_cannot_take_the_stat_verb(open_campaign) -> None:
@@ -100,17 +133,22 @@ def test_campaign_seeds_vehicles_and_reads_a_scale_override(open_campaign, tmp_p
     data.mkdir()
     (data / "vehicles.toml").write_text(
         '[[vehicle]]\nname = "Dune Crawler"\ncraft = "vehicle"\nclass = "heavy"\n'
-        'weapon = "d12"\nspeed = "d4"\narmour = "d12"\nsensors = "d6"\n', encoding="utf-8")
-    (data / "scale.toml").write_text("[ship]\nheavy_vehicle = { armour = false }\n",
-                                     encoding="utf-8")
+        'weapon = "d12"\nspeed = "d4"\narmour = "d12"\nsensors = "d6"\n',
+        encoding="utf-8",
+    )
+    (data / "scale.toml").write_text(
+        "[ship]\nheavy_vehicle = { armour = false }\n", encoding="utf-8"
+    )
     campaign = open_campaign(SHEETS)
     scale = campaign.rules.scale
     assert (["dune crawler"], False, True) == (
         list(campaign.store.table("vehicles").keys()),
-        scale.ordinal(vehicles.ScaleKind.SHIP, vehicles.ScaleKind.HEAVY_VEHICLE,
-                      vehicles.ScaleRoll.ARMOUR),
-        scale.ordinal(vehicles.ScaleKind.SHIP, vehicles.ScaleKind.HEAVY_VEHICLE,
-                      vehicles.ScaleRoll.ATTACK),
+        scale.ordinal(
+            vehicles.ScaleKind.SHIP, vehicles.ScaleKind.HEAVY_VEHICLE, vehicles.ScaleRoll.ARMOUR
+        ),
+        scale.ordinal(
+            vehicles.ScaleKind.SHIP, vehicles.ScaleKind.HEAVY_VEHICLE, vehicles.ScaleRoll.ATTACK
+        ),
     )
 
 
@@ -120,6 +158,7 @@ def test_campaign_refuses_an_illegal_vehicle_sheet(open_campaign, tmp_path) -> N
     data.mkdir()
     (data / "vehicles.toml").write_text(
         '[[vehicle]]\nname = "Bike"\ncraft = "vehicle"\nclass = "light"\nspeed = "d20"\n',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     with pytest.raises(ConfigError, match="so 2 are over"):
         open_campaign(SHEETS)

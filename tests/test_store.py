@@ -1,7 +1,5 @@
 """Tests for referee.store: round trips, copies, batched atomic flushes, crash safety."""
 
-
-
 from __future__ import annotations
 
 import errno

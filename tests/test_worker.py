@@ -106,8 +106,15 @@ def test_the_inbox_takes_every_third_cycles_turn(server: FakeReddit, live) -> No
     """By default every third cycle reads the inbox in place of a listing."""
     harness = live()
     kinds = [harness.worker.cycle().sources for _ in range(7)]
-    expected = [["new", "comments", "inbox"], ["comments"], ["inbox"], ["new"], ["comments"],
-                ["inbox"], ["new"]]
+    expected = [
+        ["new", "comments", "inbox"],
+        ["comments"],
+        ["inbox"],
+        ["new"],
+        ["comments"],
+        ["inbox"],
+        ["new"],
+    ]
     assert expected == kinds
 
 

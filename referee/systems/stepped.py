@@ -381,8 +381,8 @@ def _is_int(value: object) -> bool:
 
 def _int_between(low: int, high: int) -> Callable[[object], bool]:
     """A check that a config value is a whole number from ``low`` to ``high``."""
-    return lambda value: isinstance(value, int) and not isinstance(value, bool) and (
-        low <= value <= high
+    return lambda value: (
+        isinstance(value, int) and not isinstance(value, bool) and (low <= value <= high)
     )
 
 
@@ -680,8 +680,18 @@ def _magic_problems(c: Character) -> list[str]:
 # Sheets: records (parsed TOML or JSON) <-> characters
 
 _SHEET_KEYS = (
-    "name", "kind", "race", "background", "named", "wounds_survived", "wounds",
-    "incapacitated", "armour", "stats", "weapons", "magic",
+    "name",
+    "kind",
+    "race",
+    "background",
+    "named",
+    "wounds_survived",
+    "wounds",
+    "incapacitated",
+    "armour",
+    "stats",
+    "weapons",
+    "magic",
 )
 _WEAPON_KEYS = ("name", "kind", "damage", "modifier", "subdue")
 _MAGIC_KEYS = ("name", "points", "techniques")
@@ -744,8 +754,14 @@ class _Reader:
             return default
         return value
 
-    def choice(self, record: Mapping[str, Any], key: str, where: str, words: Mapping[str, Any],
-               default: Any) -> Any:
+    def choice(
+        self,
+        record: Mapping[str, Any],
+        key: str,
+        where: str,
+        words: Mapping[str, Any],
+        default: Any,
+    ) -> Any:
         value = record.get(key, default)
         if value is None:
             choices = _join(list(words), "or")
@@ -894,9 +910,18 @@ def character_from_record(record: Mapping[str, Any]) -> Character:
             + "\n".join(f"- {problem}" for problem in reader.problems)
         )
     return Character(
-        name=name, kind=kind, stats=stats, background=background, race=race, named=named,
-        wounds_survived=wounds_survived, wounds=wounds, incapacitated=incapacitated,
-        armour=armour, weapons=weapons, magic=magic,
+        name=name,
+        kind=kind,
+        stats=stats,
+        background=background,
+        race=race,
+        named=named,
+        wounds_survived=wounds_survived,
+        wounds=wounds,
+        incapacitated=incapacitated,
+        armour=armour,
+        weapons=weapons,
+        magic=magic,
     )
 
 
@@ -1036,8 +1061,14 @@ def _die_of(c: Character, stat: Stat) -> int:
     return die_for_points(points)
 
 
-def _plan_trait(c: Character, stats: Sequence[Stat], rules: Rules, modifiers: Sequence[Modifier],
-                *, wild: bool = True) -> _Plan:
+def _plan_trait(
+    c: Character,
+    stats: Sequence[Stat],
+    rules: Rules,
+    modifiers: Sequence[Modifier],
+    *,
+    wild: bool = True,
+) -> _Plan:
     if not stats:
         raise ValueError("a trait roll needs at least one stat")
     race = _race(c, rules)
@@ -1054,8 +1085,9 @@ def _plan_trait(c: Character, stats: Sequence[Stat], rules: Rules, modifiers: Se
     )
 
 
-def _plan_dice(c: Character, label: str, count: int, sides: int, rules: Rules,
-               modifiers: Sequence[Modifier]) -> _Plan:
+def _plan_dice(
+    c: Character, label: str, count: int, sides: int, rules: Rules, modifiers: Sequence[Modifier]
+) -> _Plan:
     limits = DEFAULT_LIMITS
     if count < 1 or sides < 1:
         raise RuleViolation(f"{label} has no dice to roll; write damage as NdX, like 2d6.")
@@ -1066,7 +1098,11 @@ def _plan_dice(c: Character, label: str, count: int, sides: int, rules: Rules,
         )
     named = is_named(c)
     return _Plan(
-        c.name, label, (sides,) * count, named, named and rules.rulings.wild_die_on_damage,
+        c.name,
+        label,
+        (sides,) * count,
+        named,
+        named and rules.rulings.wild_die_on_damage,
         _wound_modifiers(c, rules) + tuple(modifiers),
     )
 
@@ -1112,12 +1148,18 @@ def _execute(plan: _Plan, rulings: Rulings, dice: DiceSource) -> TraitRoll:
     total = sum(d.value for d in shown if d.kept) + sum(m.value for m in plan.modifiers)
     if wild_die is not None and wild_die.kept:
         total += wild_die.value
-    return TraitRoll(plan.roller, plan.label, shown, wild_die, plan.modifiers, total,
-                     exceptional, critical)
+    return TraitRoll(
+        plan.roller, plan.label, shown, wild_die, plan.modifiers, total, exceptional, critical
+    )
 
 
-def roll_trait(c: Character, stats: Sequence[Stat], rules: Rules, dice: DiceSource,
-               modifiers: Sequence[Modifier] = ()) -> TraitRoll:
+def roll_trait(
+    c: Character,
+    stats: Sequence[Stat],
+    rules: Rules,
+    dice: DiceSource,
+    modifiers: Sequence[Modifier] = (),
+) -> TraitRoll:
     """Roll one die per stat, with race modifiers, pain shock (R-6) and the wild d6 if named.
 
     >>> from referee.dice import FixedDice
@@ -1130,8 +1172,15 @@ def roll_trait(c: Character, stats: Sequence[Stat], rules: Rules, dice: DiceSour
     return _execute(_plan_trait(c, stats, rules, modifiers), rules.rulings, dice)
 
 
-def roll_dice_for(c: Character, label: str, count: int, sides: int, rules: Rules,
-                  dice: DiceSource, modifiers: Sequence[Modifier] = ()) -> TraitRoll:
+def roll_dice_for(
+    c: Character,
+    label: str,
+    count: int,
+    sides: int,
+    rules: Rules,
+    dice: DiceSource,
+    modifiers: Sequence[Modifier] = (),
+) -> TraitRoll:
     """Roll ``count``d``sides`` for ``c`` (weapon damage): the wild d6 if named and R allows.
 
     >>> from referee.dice import FixedDice
@@ -1299,14 +1348,25 @@ def _damage_plan(kind: AttackKind, attacker: Character, weapon: Weapon, rules: R
     if kind == AttackKind.RANGED:
         label = f"{weapon.name} {weapon.dice_count}d{weapon.dice_sides}"
         return _plan_dice(attacker, label, weapon.dice_count, weapon.dice_sides, rules, bonus)
-    return _plan_trait(attacker, [Stat.STRENGTH], rules, bonus,
-                       wild=rules.rulings.wild_die_on_damage)
+    return _plan_trait(
+        attacker, [Stat.STRENGTH], rules, bonus, wild=rules.rulings.wild_die_on_damage
+    )
 
 
-def attack(kind: AttackKind, attacker: Character, target: Character, rules: Rules,
-           dice: DiceSource, *, weapon: Weapon | None = None,
-           location: Location = Location.TORSO, aware: bool = True, subdue: bool = False,
-           modifier: int = 0, environment: int = 0) -> AttackResult:
+def attack(
+    kind: AttackKind,
+    attacker: Character,
+    target: Character,
+    rules: Rules,
+    dice: DiceSource,
+    *,
+    weapon: Weapon | None = None,
+    location: Location = Location.TORSO,
+    aware: bool = True,
+    subdue: bool = False,
+    modifier: int = 0,
+    environment: int = 0,
+) -> AttackResult:
     """Resolve one attack: hit roll against Agility, then damage against the soak.
 
     ``modifier`` is a situational modifier on the hit roll; ``environment`` is added
@@ -1342,13 +1402,16 @@ def attack(kind: AttackKind, attacker: Character, target: Character, rules: Rule
 
     called = _CALLED_SHOT[Location(location)]
     hit_modifiers = tuple(
-        m for m in (
+        m
+        for m in (
             Modifier(f"{Location(location).value} shot", called(rulings) if called else 0),
             Modifier("situational", modifier),
-        ) if m.value
+        )
+        if m.value
     )
     soak_modifiers = tuple(
-        m for m in (Modifier("armour", target.armour), Modifier("environment", environment))
+        m
+        for m in (Modifier("armour", target.armour), Modifier("environment", environment))
         if m.value
     )
     hit_plan = _plan_trait(attacker, HIT_STATS[kind], rules, hit_modifiers)
@@ -1380,9 +1443,23 @@ def attack(kind: AttackKind, attacker: Character, target: Character, rules: Rule
         if wounded:
             after = apply_wounds(target, 1, rules, subdue=subdue)
     return AttackResult(
-        kind, attacker.name, target.name, chosen, Location(location), subdue, automatic,
-        hit_roll, defence_roll, hit, damage_roll, soak_roll, wounded, target, after,
-        chance_to_hit, chance_to_wound,
+        kind,
+        attacker.name,
+        target.name,
+        chosen,
+        Location(location),
+        subdue,
+        automatic,
+        hit_roll,
+        defence_roll,
+        hit,
+        damage_roll,
+        soak_roll,
+        wounded,
+        target,
+        after,
+        chance_to_hit,
+        chance_to_wound,
     )
 
 
@@ -1446,8 +1523,9 @@ class CastResult:
     chance: Fraction  # exact, before the dice
 
 
-def cast(c: Character, technique_name: str, rules: Rules, dice: DiceSource, *,
-         modifier: int = 0) -> CastResult:
+def cast(
+    c: Character, technique_name: str, rules: Rules, dice: DiceSource, *, modifier: int = 0
+) -> CastResult:
     """Cast a technique: roll its parameter's die (wild d6 if named); the tier's top face or more.
 
     The seed's example: with a d6, a d4-tier technique succeeds on 4 or more.
@@ -1469,22 +1547,32 @@ def cast(c: Character, technique_name: str, rules: Rules, dice: DiceSource, *,
     if not known:
         raise UnknownName(f"{c.name} knows no techniques, so cannot cast '{technique_name}'.")
     raise UnknownName(
-        f"{c.name} has no technique '{technique_name}'; "
-        f"{c.name}'s techniques are {_join(known)}."
+        f"{c.name} has no technique '{technique_name}'; {c.name}'s techniques are {_join(known)}."
     )
 
 
-def _cast(c: Character, parameter: MagicParameter, technique: Technique, rules: Rules,
-          dice: DiceSource, modifier: int) -> CastResult:
+def _cast(
+    c: Character,
+    parameter: MagicParameter,
+    technique: Technique,
+    rules: Rules,
+    dice: DiceSource,
+    modifier: int,
+) -> CastResult:
     _refuse_if_down(c, "cast")
     if not MIN_POINTS <= parameter.points <= MAX_POINTS:
-        raise RuleViolation(f"{c.name}'s {parameter.name} has {parameter.points} points; "
-                            "it needs 1 to 6 to roll.")
+        raise RuleViolation(
+            f"{c.name}'s {parameter.name} has {parameter.points} points; it needs 1 to 6 to roll."
+        )
     named = is_named(c)
     situational = (Modifier("situational", modifier),) if modifier else ()
     plan = _Plan(
-        c.name, f"{parameter.name} ({technique.name})", (die_for_points(parameter.points),),
-        named, named, _wound_modifiers(c, rules) + situational,
+        c.name,
+        f"{parameter.name} ({technique.name})",
+        (die_for_points(parameter.points),),
+        named,
+        named,
+        _wound_modifiers(c, rules) + situational,
     )
     chance = stepped_odds.cast_chance(plan.spec(), technique.tier, rules.rulings)
     roll = _execute(plan, rules.rulings, dice)
@@ -1500,8 +1588,9 @@ SheetReader = _Reader  # collects every structural problem of a sheet record whi
 is_whole_number = _is_int  # an int that is not a bool
 
 
-def plan_trait(c: Character, stats: Sequence[Stat], rules: Rules,
-               modifiers: Sequence[Modifier] = ()) -> RollPlan:
+def plan_trait(
+    c: Character, stats: Sequence[Stat], rules: Rules, modifiers: Sequence[Modifier] = ()
+) -> RollPlan:
     """The plan of a stat roll of ``c``: race modifiers, pain shock and the wild d6 if named.
 
     >>> guard = Character("Guard", Kind.NPC, dict.fromkeys(Stat, 2))
@@ -1511,8 +1600,9 @@ def plan_trait(c: Character, stats: Sequence[Stat], rules: Rules,
     return _plan_trait(c, stats, rules, modifiers)
 
 
-def plan_damage(kind: AttackKind, attacker: Character, weapon: Weapon | None,
-                rules: Rules) -> tuple[Weapon, RollPlan]:
+def plan_damage(
+    kind: AttackKind, attacker: Character, weapon: Weapon | None, rules: Rules
+) -> tuple[Weapon, RollPlan]:
     """The weapon an attack uses (the sheet's first of its kind if None) and its damage plan.
 
     >>> kara = Character("Kara", Kind.NPC, dict.fromkeys(Stat, 2),

@@ -45,7 +45,6 @@ if TYPE_CHECKING:  # stepped imports this module; the type is only needed by myp
 WILD_SIDES = 6  # the wild die is always a d6
 
 
-
 @dataclass(frozen=True)
 class RollSpec:
     """What a roll will be, before the dice fall: enough to compute its odds.
@@ -105,9 +104,7 @@ def _sum_counts_cached(
 def _minus(a: tuple[int, ...], b: tuple[int, ...]) -> list[int]:
     """Element-wise ``a - b`` with the shorter padded by zeros."""
     size = max(len(a), len(b))
-    return [
-        (a[i] if i < len(a) else 0) - (b[i] if i < len(b) else 0) for i in range(size)
-    ]
+    return [(a[i] if i < len(a) else 0) - (b[i] if i < len(b) else 0) for i in range(size)]
 
 
 def _settle(exceptional: bool, critical: bool, rulings: Rulings) -> tuple[bool, bool]:
@@ -215,8 +212,11 @@ def roll_distribution(
     >>> d[(3, False, True)]  # a 1 on the die, a 3 on the wild die: used, but critical
     Fraction(1, 36)
     """
-    return dict(_roll_distribution(_check_sides(sides), named, named if wild is None else wild,
-                                   modifier, rulings))
+    return dict(
+        _roll_distribution(
+            _check_sides(sides), named, named if wild is None else wild, modifier, rulings
+        )
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -368,6 +368,12 @@ def cast_chance(spec: RollSpec, needed: int, rulings: Rulings) -> Fraction:
 
 def clear_caches() -> None:
     """Forget every cached distribution (for benchmarks that time a cold start)."""
-    for cached in (_sum_counts_cached, _joint_counts, _roll_distribution, _standing,
-                   contest_chance, cast_chance):
+    for cached in (
+        _sum_counts_cached,
+        _joint_counts,
+        _roll_distribution,
+        _standing,
+        contest_chance,
+        cast_chance,
+    ):
         cached.cache_clear()

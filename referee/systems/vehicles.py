@@ -245,9 +245,12 @@ class Scale:
         return (attacker, defender, roll) in self.ordinal_cells
 
 
-def read_scale(document: Mapping[str, Any], base: Scale | None = None,
-               where: str = "data/scale.toml", base_wounds: Mapping[Size, int] | None = None,
-               ) -> tuple[Scale, dict[Size, int]]:
+def read_scale(
+    document: Mapping[str, Any],
+    base: Scale | None = None,
+    where: str = "data/scale.toml",
+    base_wounds: Mapping[Size, int] | None = None,
+) -> tuple[Scale, dict[Size, int]]:
     """The scale table and the wounds each class survives, from a parsed scale.toml.
 
     Without ``base`` every cell must be there; with it, the document overrides cells of
@@ -276,15 +279,21 @@ def read_scale(document: Mapping[str, Any], base: Scale | None = None,
             continue
         attacker = _member(ScaleKind, attacker_word)
         if attacker is None or not isinstance(row, Mapping):
-            problems.append(f"[{attacker_word}] is not a kind; the kinds are {kinds}."
-                            if attacker is None else f"[{attacker_word}] must be a table.")
+            problems.append(
+                f"[{attacker_word}] is not a kind; the kinds are {kinds}."
+                if attacker is None
+                else f"[{attacker_word}] must be a table."
+            )
             continue
         for defender_word, column in row.items():
             defender = _member(ScaleKind, defender_word)
             at = f"[{attacker_word}] {defender_word}"
             if defender is None or not isinstance(column, Mapping):
-                problems.append(f"{at}: '{defender_word}' is not a kind; the kinds are {kinds}."
-                                if defender is None else f"{at} must be a table of rolls.")
+                problems.append(
+                    f"{at}: '{defender_word}' is not a kind; the kinds are {kinds}."
+                    if defender is None
+                    else f"{at} must be a table of rolls."
+                )
                 continue
             for roll_word, value in column.items():
                 roll = _member(ScaleRoll, roll_word)
@@ -299,12 +308,16 @@ def read_scale(document: Mapping[str, Any], base: Scale | None = None,
     if base is None:
         missing = [
             f"[{a.value}] {d.value} {r.value}"
-            for a in ScaleKind for d in ScaleKind for r in ScaleRoll
+            for a in ScaleKind
+            for d in ScaleKind
+            for r in ScaleRoll
             if (a, d, r) not in seen
         ]
         if missing:
-            problems.append(f"{len(missing)} cells are missing, the first {missing[0]}; "
-                            "the shipped table fills every cell.")
+            problems.append(
+                f"{len(missing)} cells are missing, the first {missing[0]}; "
+                "the shipped table fills every cell."
+            )
     if problems:
         raise ConfigError(f"{where} has problems:\n" + "\n".join(f"- {p}" for p in problems))
     return Scale(frozenset(cells)), wounds
@@ -327,14 +340,18 @@ def _read_scale_rulings(row: object, wounds: dict[Size, int]) -> list[str]:
     problems = []
     for key, value in row.items():
         if key != "wounds_survived" or not isinstance(value, Mapping):
-            problems.append(f"[rulings] {key}: the only ruling here is "
-                            "wounds_survived = { light = 0, medium = 1, heavy = 2 }.")
+            problems.append(
+                f"[rulings] {key}: the only ruling here is "
+                "wounds_survived = { light = 0, medium = 1, heavy = 2 }."
+            )
             continue
         for word, count in value.items():
             size = _member(Size, word)
             if size is None or not (stepped.is_whole_number(count) and 0 <= count <= 3):
-                problems.append(f"[rulings] wounds_survived.{word} = {count!r}; name light, "
-                                "medium or heavy and give 0 to 3 wounds.")
+                problems.append(
+                    f"[rulings] wounds_survived.{word} = {count!r}; name light, "
+                    "medium or heavy and give 0 to 3 wounds."
+                )
             else:
                 wounds[size] = count
     return problems
@@ -357,9 +374,7 @@ def example_rules(rulings: Rulings | None = None) -> VehicleRules:
     ordinal among themselves; everything else is plain. Campaigns load the real table.
     """
     vehicle_kinds = (ScaleKind.LIGHT_VEHICLE, ScaleKind.MEDIUM_VEHICLE, ScaleKind.HEAVY_VEHICLE)
-    cells = frozenset(
-        (a, d, r) for a in vehicle_kinds for d in vehicle_kinds for r in ScaleRoll
-    )
+    cells = frozenset((a, d, r) for a in vehicle_kinds for d in vehicle_kinds for r in ScaleRoll)
     return VehicleRules(rulings=rulings or Rulings(), scale=Scale(cells))
 
 
@@ -508,8 +523,10 @@ def _vehicle_problems(v: Vehicle) -> list[str]:
     if spent != budget:
         which = "over" if spent > budget else "unspent"
         off = abs(spent - budget)
-        add(f"The parameters spend {spent} points above the free ones ({free_words}); "
-            f"{what} has {budget}, so {off} {'is' if off == 1 else 'are'} {which}.")
+        add(
+            f"The parameters spend {spent} points above the free ones ({free_words}); "
+            f"{what} has {budget}, so {off} {'is' if off == 1 else 'are'} {which}."
+        )
     if v.wounds_survived is not None and not 0 <= v.wounds_survived <= 3:
         add(f"The {v.craft.value} survives {v.wounds_survived} wounds; it must be 0 to 3.")
     if v.wounds < 0:
@@ -523,8 +540,18 @@ def _vehicle_problems(v: Vehicle) -> list[str]:
 # Sheets: records (parsed TOML or JSON) <-> vehicles
 
 _SHEET_KEYS = (
-    "name", "craft", "class", "named", "pilot", "weapon", "speed", "acceleration", "armour",
-    "sensors", "wounds_survived", "wounds",
+    "name",
+    "craft",
+    "class",
+    "named",
+    "pilot",
+    "weapon",
+    "speed",
+    "acceleration",
+    "armour",
+    "sensors",
+    "wounds_survived",
+    "wounds",
 )
 _DIE = re.compile(r"^\s*1?\s*[dD]\s*(\d{1,3})\s*$")
 _NO_DIE = ("0", "", "none", "pilot", "-")
@@ -662,8 +689,9 @@ class _ScaledPlan:
 
     def spec(self) -> ScaledSpec:
         plan = self.plan
-        return ScaledSpec(plan.sides, plan.named, plan.wild, self.ordinal,
-                          sum(m.value for m in plan.modifiers))
+        return ScaledSpec(
+            plan.sides, plan.named, plan.wild, self.ordinal, sum(m.value for m in plan.modifiers)
+        )
 
 
 def _roll(scaled: _ScaledPlan, rulings: Rulings, dice: DiceSource) -> ScaledRoll:
@@ -678,11 +706,24 @@ def _roll(scaled: _ScaledPlan, rulings: Rulings, dice: DiceSource) -> ScaledRoll
             ordinal = DieRoll(ORDINAL_SIDES, dice.roll(ORDINAL_SIDES))
             reading = vehicles_odds.ordinal_reading(die.sides, ordinal.value)
             value = vehicles_odds.compose(die.sides, face, reading)
-        parts.append(Part(label, die, face, ordinal, reading or 0,
-                          die.sides > vehicles_odds.TENS_UP_TO, value))
+        parts.append(
+            Part(
+                label, die, face, ordinal, reading or 0, die.sides > vehicles_odds.TENS_UP_TO, value
+            )
+        )
     total = sum(p.value for p in parts) + sum(m.value for m in base.modifiers)
-    return ScaledRoll(base.roller, base.label, tuple(parts), base.wild, base.modifiers, total,
-                      base.exceptional, base.critical, scaled.ordinal, scaled.spec())
+    return ScaledRoll(
+        base.roller,
+        base.label,
+        tuple(parts),
+        base.wild,
+        base.modifiers,
+        total,
+        base.exceptional,
+        base.critical,
+        scaled.ordinal,
+        scaled.spec(),
+    )
 
 
 def _standing(roll: ScaledRoll, rulings: Rulings) -> tuple[int, int]:
@@ -719,18 +760,35 @@ def _param_die(c: Crewed, param: Param) -> tuple[int, str]:
     return stepped.die_for_points(points), f"{param.value} ({pilot.name}'s {stat.value})"
 
 
-def _plan_params(c: Crewed, params: Sequence[Param], modifiers: Sequence[Modifier],
-                 ordinal: bool, *, wild: bool = True) -> _ScaledPlan:
+def _plan_params(
+    c: Crewed,
+    params: Sequence[Param],
+    modifiers: Sequence[Modifier],
+    ordinal: bool,
+    *,
+    wild: bool = True,
+) -> _ScaledPlan:
     dice = [_param_die(c, param) for param in params]
     label = " + ".join(param.value for param in params)
     named = c.vehicle.named
-    plan = RollPlan(c.name, label, tuple(s for s, _ in dice), named, named and wild,
-                    tuple(m for m in modifiers if m.value))
+    plan = RollPlan(
+        c.name,
+        label,
+        tuple(s for s, _ in dice),
+        named,
+        named and wild,
+        tuple(m for m in modifiers if m.value),
+    )
     return _ScaledPlan(plan, tuple(words for _, words in dice), ordinal)
 
 
-def _plan_stats(c: Character, stats: Sequence[Stat], rules: VehicleRules,
-                modifiers: Sequence[Modifier], ordinal: bool) -> _ScaledPlan:
+def _plan_stats(
+    c: Character,
+    stats: Sequence[Stat],
+    rules: VehicleRules,
+    modifiers: Sequence[Modifier],
+    ordinal: bool,
+) -> _ScaledPlan:
     plan = stepped.plan_trait(c, stats, rules, tuple(m for m in modifiers if m.value))
     return _ScaledPlan(plan, tuple(Stat(s).value for s in stats), ordinal)
 
@@ -773,8 +831,15 @@ class StatResult:
     chance: Fraction  # exact chance of this total or more
 
 
-def stat_roll(c: Crewed, param: Param, rules: VehicleRules, dice: DiceSource, *,
-              against: Combatant | None = None, modifier: int = 0) -> StatResult:
+def stat_roll(
+    c: Crewed,
+    param: Param,
+    rules: VehicleRules,
+    dice: DiceSource,
+    *,
+    against: Combatant | None = None,
+    modifier: int = 0,
+) -> StatResult:
     """Roll one parameter; against nobody it reads the scale as against its own kind.
 
     >>> from referee.dice import FixedDice
@@ -786,8 +851,10 @@ def stat_roll(c: Crewed, param: Param, rules: VehicleRules, dice: DiceSource, *,
     param = Param(param)
     if param not in PARAMS[c.vehicle.craft]:
         names = _join([PARAM_NAMES[p] for p in PARAMS[c.vehicle.craft]])
-        raise UnknownName(f"A {c.vehicle.craft.value} has no {PARAM_NAMES[param]}; "
-                          f"{c.name}'s parameters are {names}.")
+        raise UnknownName(
+            f"A {c.vehicle.craft.value} has no {PARAM_NAMES[param]}; "
+            f"{c.name}'s parameters are {names}."
+        )
     _refuse_if_down(c, rules, "roll")
     kind = scale_kind(c)
     other = scale_kind(against) if against is not None else kind
@@ -823,8 +890,9 @@ def _sensors_plan(c: Combatant, kinds: Sequence[ScaleKind], rules: VehicleRules)
     return _plan_params(c, [Param.SENSORS], (), ordinal)
 
 
-def initiative(combatants: Sequence[Combatant], rules: VehicleRules,
-               dice: DiceSource) -> InitiativeResult:
+def initiative(
+    combatants: Sequence[Combatant], rules: VehicleRules, dice: DiceSource
+) -> InitiativeResult:
     """Vehicles and ships roll Sensors, characters Perception; highest first, ties together.
 
     >>> from referee.dice import FixedDice
@@ -877,8 +945,14 @@ class AttackResult:
     wound_chance: Fraction  # exact P(wound | hit)
 
 
-def _refuse(attacker: Combatant, target: Combatant, kind: AttackKind, weapon: str | None,
-            location: Location, subdue: bool) -> None:
+def _refuse(
+    attacker: Combatant,
+    target: Combatant,
+    kind: AttackKind,
+    weapon: str | None,
+    location: Location,
+    subdue: bool,
+) -> None:
     if attacker.name.strip().casefold() == target.name.strip().casefold():
         raise RuleViolation(f"{attacker.name} cannot attack itself.")
     if isinstance(attacker, Crewed):
@@ -902,10 +976,20 @@ def _refuse(attacker: Combatant, target: Combatant, kind: AttackKind, weapon: st
         )
 
 
-def attack(kind: AttackKind, attacker: Combatant, target: Combatant, rules: VehicleRules,
-           dice: DiceSource, *, weapon: stepped.Weapon | None = None,
-           location: Location = Location.TORSO, aware: bool = True, subdue: bool = False,
-           modifier: int = 0, environment: int = 0) -> AttackResult:
+def attack(
+    kind: AttackKind,
+    attacker: Combatant,
+    target: Combatant,
+    rules: VehicleRules,
+    dice: DiceSource,
+    *,
+    weapon: stepped.Weapon | None = None,
+    location: Location = Location.TORSO,
+    aware: bool = True,
+    subdue: bool = False,
+    modifier: int = 0,
+    environment: int = 0,
+) -> AttackResult:
     """One attack with a vehicle or ship on either side (§1.5: same rules, other parameters).
 
     Hit: Speed (Acceleration) + Sensors against Speed (Acceleration); characters use
@@ -927,8 +1011,14 @@ def attack(kind: AttackKind, attacker: Combatant, target: Combatant, rules: Vehi
     """
     kind = AttackKind(kind)
     location = Location(location)
-    _refuse(attacker, target, kind, weapon.name if weapon and isinstance(attacker, Crewed)
-            else None, location, subdue)
+    _refuse(
+        attacker,
+        target,
+        kind,
+        weapon.name if weapon and isinstance(attacker, Crewed) else None,
+        location,
+        subdue,
+    )
     _refuse_if_down(attacker, rules, "attack")
     if isinstance(target, Crewed):
         if vehicle_state(target.vehicle, rules) == VehicleState.DESTROYED:
@@ -953,36 +1043,43 @@ def attack(kind: AttackKind, attacker: Combatant, target: Combatant, rules: Vehi
     armour_modifiers = [Modifier("environment", environment)]
     if isinstance(attacker, Crewed):
         mobility = MOBILITY[attacker.vehicle.craft]
-        hit_plan = _plan_params(attacker, [mobility, Param.SENSORS], hit_modifiers,
-                                ordinal(ScaleRoll.ATTACK))
-        damage_plan = _plan_params(attacker, [Param.WEAPON], (), ordinal(ScaleRoll.DAMAGE),
-                                   wild=rulings.wild_die_on_damage)
+        hit_plan = _plan_params(
+            attacker, [mobility, Param.SENSORS], hit_modifiers, ordinal(ScaleRoll.ATTACK)
+        )
+        damage_plan = _plan_params(
+            attacker, [Param.WEAPON], (), ordinal(ScaleRoll.DAMAGE), wild=rulings.wild_die_on_damage
+        )
         weapon_name = PARAM_NAMES[Param.WEAPON]
     else:
-        hit_plan = _plan_stats(attacker, stepped.HIT_STATS[kind], rules, hit_modifiers,
-                               ordinal(ScaleRoll.ATTACK))
-        chosen, plan = stepped.plan_damage(kind, attacker, weapon, rules)
-        labels = (
-            tuple(f"d{s}" for s in plan.sides) if kind == AttackKind.RANGED else ("strength",)
+        hit_plan = _plan_stats(
+            attacker, stepped.HIT_STATS[kind], rules, hit_modifiers, ordinal(ScaleRoll.ATTACK)
         )
+        chosen, plan = stepped.plan_damage(kind, attacker, weapon, rules)
+        labels = tuple(f"d{s}" for s in plan.sides) if kind == AttackKind.RANGED else ("strength",)
         damage_plan = _ScaledPlan(plan, labels, ordinal(ScaleRoll.DAMAGE))
         weapon_name = chosen.name
     if isinstance(target, Crewed):
         mobility = MOBILITY[target.vehicle.craft]
         defence_plan = _plan_params(target, [mobility], (), ordinal(ScaleRoll.HIT_DEFENCE))
-        armour_plan = _plan_params(target, [Param.ARMOUR], armour_modifiers,
-                                   ordinal(ScaleRoll.ARMOUR))
+        armour_plan = _plan_params(
+            target, [Param.ARMOUR], armour_modifiers, ordinal(ScaleRoll.ARMOUR)
+        )
     else:
-        defence_plan = _plan_stats(target, stepped.DEFENCE_STATS, rules, (),
-                                   ordinal(ScaleRoll.HIT_DEFENCE))
+        defence_plan = _plan_stats(
+            target, stepped.DEFENCE_STATS, rules, (), ordinal(ScaleRoll.HIT_DEFENCE)
+        )
         armour_plan = _plan_stats(
-            target, stepped.SOAK_STATS, rules,
-            [Modifier("armour", target.armour), *armour_modifiers], ordinal(ScaleRoll.ARMOUR),
+            target,
+            stepped.SOAK_STATS,
+            rules,
+            [Modifier("armour", target.armour), *armour_modifiers],
+            ordinal(ScaleRoll.ARMOUR),
         )
 
     automatic = not aware and (kind == AttackKind.RANGED or rulings.melee_unaware_auto_hit)
     hit_chance = (
-        Fraction(1) if automatic
+        Fraction(1)
+        if automatic
         else vehicles_odds.contest_chance(hit_plan.spec(), defence_plan.spec(), rulings)
     )
     wound_chance = vehicles_odds.contest_chance(damage_plan.spec(), armour_plan.spec(), rulings)
@@ -1006,7 +1103,22 @@ def attack(kind: AttackKind, attacker: Combatant, target: Combatant, rules: Vehi
             else:
                 after = stepped.apply_wounds(target, 1, rules)
     return AttackResult(
-        kind, attacker.name, target.name, a_kind, t_kind, weapon_name, location, automatic,
-        hit_roll, defence_roll, hit, damage_roll, armour_roll, wounded, target, after,
-        hit_chance, wound_chance,
+        kind,
+        attacker.name,
+        target.name,
+        a_kind,
+        t_kind,
+        weapon_name,
+        location,
+        automatic,
+        hit_roll,
+        defence_roll,
+        hit,
+        damage_roll,
+        armour_roll,
+        wounded,
+        target,
+        after,
+        hit_chance,
+        wound_chance,
     )

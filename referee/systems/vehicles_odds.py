@@ -82,8 +82,9 @@ class ScaledSpec:
 
 
 @lru_cache(maxsize=1024)
-def _faces(spec_sides: tuple[int, ...], named: bool, wild: bool,
-           rulings: Rulings) -> tuple[tuple[tuple[tuple[int, ...], int], int], ...]:
+def _faces(
+    spec_sides: tuple[int, ...], named: bool, wild: bool, rulings: Rulings
+) -> tuple[tuple[tuple[tuple[int, ...], int], int], ...]:
     """Ways each (kept faces per die, grade) comes up, over every face and wild combination."""
     from referee.systems.stepped import RollPlan, execute_plan  # stepped imports this module
 
@@ -134,8 +135,9 @@ def ordinal_distribution(spec: ScaledSpec, rulings: Rulings) -> dict[Standing, F
 
 
 @lru_cache(maxsize=1024)
-def _ordinal_distribution(spec: ScaledSpec,
-                          rulings: Rulings) -> tuple[tuple[Standing, Fraction], ...]:
+def _ordinal_distribution(
+    spec: ScaledSpec, rulings: Rulings
+) -> tuple[tuple[Standing, Fraction], ...]:
     if not spec.sides or any(side < 1 for side in spec.sides):
         raise ValueError(f"a roll needs at least one die of at least one face, not {spec.sides}")
     denominator = prod(spec.sides) * (stepped_odds.WILD_SIDES if spec.wild else 1)

@@ -80,9 +80,12 @@ def make_campaign(
         craft = vehicles.vehicle_from_record(fields)
         campaign.store.table("vehicles").put(
             character_key(craft.name),
-            {"name": craft.name, "owner": record.get("owner"),
-             "approved": bool(record.get("approved", True)),
-             "sheet": vehicles.vehicle_to_record(craft)},
+            {
+                "name": craft.name,
+                "owner": record.get("owner"),
+                "approved": bool(record.get("approved", True)),
+                "sheet": vehicles.vehicle_to_record(craft),
+            },
         )
     campaign.store.flush()
     return campaign

@@ -89,7 +89,7 @@ def write_campaign(folder: Path, server: FakeReddit, subreddit: str, demo: Path)
         CONFIG.format(
             templates=(repo / "templates").resolve().as_posix(),
             races=(repo / "data" / "races.toml").resolve().as_posix(),
-        scale=(repo / "data" / "scale.toml").resolve().as_posix(),
+            scale=(repo / "data" / "scale.toml").resolve().as_posix(),
             subreddit=subreddit,
             url=server.url,
         )

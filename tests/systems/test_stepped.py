@@ -75,8 +75,9 @@ def stats(strength: int = 2, agility: int = 3, endurance: int = 3, perception: i
 
 def pc(name: str = "Kara", **changes: object) -> Character:
     """A valid soldier PC."""
-    base = Character(name, Kind.PC, stats(), named=True, wounds_survived=3,
-                     weapons=(BLASTER, BATON))
+    base = Character(
+        name, Kind.PC, stats(), named=True, wounds_survived=3, weapons=(BLASTER, BATON)
+    )
     return replace(base, **changes)
 
 
@@ -155,7 +156,9 @@ def test_wild_die_replaces_a_single_die_when_higher(faces, total, kept, wild_kep
     """A named roller uses the wild d6 instead of the trait die if it is higher."""
     roll = roll_trait(pc(), [Stat.AGILITY], Rules(), FixedDice(faces))
     assert (total, kept, wild_kept) == (
-        roll.total, [d.kept for d in roll.dice], roll.wild is not None and roll.wild.kept
+        roll.total,
+        [d.kept for d in roll.dice],
+        roll.wild is not None and roll.wild.kept,
     )
 
 
@@ -269,11 +272,12 @@ def test_named_npc_rolls_the_wild_die() -> None:
 
 def test_race_modifier_applies_per_stat() -> None:
     """A race's modifier is added to rolls of that stat."""
-    races = {"human": Race("human"), "wookiee": Race("wookiee", 4, {Stat.STRENGTH: 1,
-                                                                     Stat.AGILITY: -1})}
+    races = {
+        "human": Race("human"),
+        "wookiee": Race("wookiee", 4, {Stat.STRENGTH: 1, Stat.AGILITY: -1}),
+    }
     wookiee = npc(race="wookiee")
-    roll = roll_trait(wookiee, [Stat.STRENGTH, Stat.AGILITY], Rules(races=races),
-                      FixedDice([3, 4]))
+    roll = roll_trait(wookiee, [Stat.STRENGTH, Stat.AGILITY], Rules(races=races), FixedDice([3, 4]))
     assert ((), 7) == (roll.modifiers, roll.total)  # +1 and -1 cancel
     strength = roll_trait(wookiee, [Stat.STRENGTH], Rules(races=races), FixedDice([3]))
     assert ((Modifier("race", 1),), 4) == (strength.modifiers, strength.total)
@@ -324,8 +328,7 @@ def test_wound_penalty_magnitude(character, rulings, expected) -> None:
 
 def test_situational_modifiers_are_kept_and_added() -> None:
     """Given modifiers are listed after the character's own and summed into the total."""
-    roll = roll_trait(npc(), [Stat.AGILITY], Rules(), FixedDice([4]),
-                      [Modifier("situational", 2)])
+    roll = roll_trait(npc(), [Stat.AGILITY], Rules(), FixedDice([4]), [Modifier("situational", 2)])
     assert ((Modifier("situational", 2),), 6) == (roll.modifiers, roll.total)
 
 
@@ -338,8 +341,9 @@ def test_damage_dice_carry_the_wild_die_by_default() -> None:
 def test_wild_die_on_damage_can_be_turned_off() -> None:
     """With wild_die_on_damage false, damage dice roll alone."""
     dice = FixedDice([1, 4])
-    roll = roll_dice_for(pc(), "blaster pistol 2d6", 2, 6,
-                         Rules(Rulings(wild_die_on_damage=False)), dice)
+    roll = roll_dice_for(
+        pc(), "blaster pistol 2d6", 2, 6, Rules(Rulings(wild_die_on_damage=False)), dice
+    )
     assert (None, 5, 0) == (roll.wild, roll.total, dice.remaining)
 
 
@@ -359,13 +363,12 @@ def test_initiative_orders_highest_first_and_groups_ties() -> None:
     people = [npc("A"), npc("B"), npc("C"), npc("D")]
     result = initiative(people, Rules(), FixedDice([3, 7, 3, 8]))
     assert ((("D",), ("B",), ("A", "C")), [8, 7, 3, 3]) == (
-        result.groups, [roll.total for roll in result.rolls]
+        result.groups,
+        [roll.total for roll in result.rolls],
     )
 
 
-@pytest.mark.parametrize(
-    "down", [npc("Dead", wounds=1), npc("Out", incapacitated=True)]
-)
+@pytest.mark.parametrize("down", [npc("Dead", wounds=1), npc("Out", incapacitated=True)])
 def test_initiative_refuses_the_dead_and_incapacitated(down: Character) -> None:
     """A dead or subdued character cannot roll initiative."""
     with pytest.raises(RuleViolation):
@@ -382,14 +385,21 @@ def test_ranged_attack_hits_and_kills_an_ordinary_npc() -> None:
     dice = FixedDice([5, 2, 3, 6, 4, 2, 1, 5])
     result = attack(AttackKind.RANGED, pc(), npc(), Rules(), dice)
     assert (True, True, State.DEAD, 0) == (
-        result.hit, result.wounded, state_of(result.target_after), dice.remaining
+        result.hit,
+        result.wounded,
+        state_of(result.target_after),
+        dice.remaining,
     )
     assert (8, 6, 6, 5) == (
-        result.hit_roll.total, result.defence_roll.total,
-        result.damage_roll.total, result.soak_roll.total,
+        result.hit_roll.total,
+        result.defence_roll.total,
+        result.damage_roll.total,
+        result.soak_roll.total,
     )
     assert ("agility + perception", "blaster pistol 2d6", "endurance") == (
-        result.hit_roll.label, result.damage_roll.label, result.soak_roll.label
+        result.hit_roll.label,
+        result.damage_roll.label,
+        result.soak_roll.label,
     )
 
 
@@ -398,10 +408,13 @@ def test_ranged_damage_against_endurance_armour_and_environment() -> None:
     target = npc(armour=1)
     # guard: hit 4+4 vs 3 | damage 4+3 = 7 vs endurance 5 + armour 1 + environment 1
     shooter = npc("Shooter", weapons=(BLASTER,))
-    result = attack(AttackKind.RANGED, shooter, target, Rules(), FixedDice([4, 4, 3, 4, 3, 5]),
-                    environment=1)
+    result = attack(
+        AttackKind.RANGED, shooter, target, Rules(), FixedDice([4, 4, 3, 4, 3, 5]), environment=1
+    )
     assert ((Modifier("armour", 1), Modifier("environment", 1)), 7, 7, False) == (
-        result.soak_roll.modifiers, result.damage_roll.total, result.soak_roll.total,
+        result.soak_roll.modifiers,
+        result.damage_roll.total,
+        result.soak_roll.total,
         result.wounded,
     )
 
@@ -411,8 +424,11 @@ def test_melee_uses_agility_endurance_and_strength_plus_weapon() -> None:
     brute = npc("Brute", weapons=(KNIFE,))
     result = attack(AttackKind.MELEE, brute, npc(), Rules(), FixedDice([3, 3, 2, 4, 4]))
     assert ("agility + endurance", "strength", (Modifier("weapon", 1),), 5, True) == (
-        result.hit_roll.label, result.damage_roll.label, result.damage_roll.modifiers,
-        result.damage_roll.total, result.wounded,
+        result.hit_roll.label,
+        result.damage_roll.label,
+        result.damage_roll.modifiers,
+        result.damage_roll.total,
+        result.wounded,
     )
 
 
@@ -423,9 +439,7 @@ def test_melee_without_a_melee_weapon_is_unarmed() -> None:
     assert (UNARMED, False, None) == (result.weapon, result.hit, result.damage_roll)
 
 
-@pytest.mark.parametrize(
-    ("ties", "hit"), [(Ties.DEFENDER, False), (Ties.ATTACKER, True)]
-)
+@pytest.mark.parametrize(("ties", "hit"), [(Ties.DEFENDER, False), (Ties.ATTACKER, True)])
 def test_r5_ties_on_the_hit_roll(ties: Ties, hit: bool) -> None:
     """R-5: an equal hit roll misses by default, hits by option."""
     dice = FixedDice([3, 3, 6, 2, 5])
@@ -433,9 +447,7 @@ def test_r5_ties_on_the_hit_roll(ties: Ties, hit: bool) -> None:
     assert hit == result.hit
 
 
-@pytest.mark.parametrize(
-    ("ties", "wounded"), [(Ties.DEFENDER, False), (Ties.ATTACKER, True)]
-)
+@pytest.mark.parametrize(("ties", "wounded"), [(Ties.DEFENDER, False), (Ties.ATTACKER, True)])
 def test_r5_ties_on_the_damage_roll(ties: Ties, wounded: bool) -> None:
     """R-5: damage equal to the soak wounds only when ties go to the attacker."""
     dice = FixedDice([3, 3, 1, 4, 4])
@@ -446,11 +458,16 @@ def test_r5_ties_on_the_damage_roll(ties: Ties, wounded: bool) -> None:
 def test_unaware_target_is_hit_automatically_without_a_roll() -> None:
     """A ranged attack on an unaware target skips the hit and defence rolls."""
     dice = FixedDice([6, 6, 1])
-    result = attack(AttackKind.RANGED, npc("Sniper", weapons=(BLASTER,)), npc(), Rules(), dice,
-                    aware=False)
+    result = attack(
+        AttackKind.RANGED, npc("Sniper", weapons=(BLASTER,)), npc(), Rules(), dice, aware=False
+    )
     assert (True, None, None, True, Fraction(1), 0) == (
-        result.automatic_hit, result.hit_roll, result.defence_roll, result.wounded,
-        result.hit_chance, dice.remaining,
+        result.automatic_hit,
+        result.hit_roll,
+        result.defence_roll,
+        result.wounded,
+        result.hit_chance,
+        dice.remaining,
     )
 
 
@@ -476,39 +493,57 @@ def test_unaware_melee_target_follows_the_ruling(auto: bool, expected: bool) -> 
 )
 def test_r7_called_shots_penalise_the_hit_roll(location, rulings, expected) -> None:
     """R-7: limb -2, head -4 on the hit roll; the verdict names the location."""
-    result = attack(AttackKind.MELEE, npc("A"), npc("B"), Rules(rulings),
-                    FixedDice([4, 4, 6, 1, 1]), location=location)
+    result = attack(
+        AttackKind.MELEE,
+        npc("A"),
+        npc("B"),
+        Rules(rulings),
+        FixedDice([4, 4, 6, 1, 1]),
+        location=location,
+    )
     assert (expected, location) == (result.hit_roll.modifiers, result.location)
 
 
 def test_called_shot_can_turn_a_hit_into_a_miss() -> None:
     """A head shot's -4 makes 8 against 5 a miss."""
-    result = attack(AttackKind.MELEE, npc("A"), npc("B"), Rules(), FixedDice([4, 4, 5]),
-                    location=Location.HEAD)
+    result = attack(
+        AttackKind.MELEE, npc("A"), npc("B"), Rules(), FixedDice([4, 4, 5]), location=Location.HEAD
+    )
     assert (4, False) == (result.hit_roll.total, result.hit)
 
 
 def test_situational_modifier_on_the_hit_roll() -> None:
     """`modifier` is a labelled situational modifier on the hit roll."""
-    result = attack(AttackKind.MELEE, npc("A"), npc("B"), Rules(), FixedDice([2, 2, 5, 1, 1]),
-                    modifier=2)
+    result = attack(
+        AttackKind.MELEE, npc("A"), npc("B"), Rules(), FixedDice([2, 2, 5, 1, 1]), modifier=2
+    )
     assert ((Modifier("situational", 2),), True) == (result.hit_roll.modifiers, result.hit)
 
 
 def test_subdue_incapacitates_instead_of_killing() -> None:
     """A subduing blow that would kill an ordinary NPC leaves him incapacitated."""
     # Kara: 5 + 5 (wild 1) vs 3 | strength 4 (wild 1) + baton 1 = 5 vs 1
-    result = attack(AttackKind.MELEE, pc(), npc(), Rules(), FixedDice([5, 5, 1, 3, 4, 1, 1]),
-                    weapon=BATON, subdue=True)
+    result = attack(
+        AttackKind.MELEE,
+        pc(),
+        npc(),
+        Rules(),
+        FixedDice([5, 5, 1, 3, 4, 1, 1]),
+        weapon=BATON,
+        subdue=True,
+    )
     assert (True, State.INCAPACITATED, 0) == (
-        result.wounded, state_of(result.target_after), result.target_after.wounds
+        result.wounded,
+        state_of(result.target_after),
+        result.target_after.wounds,
     )
 
 
 def test_subdue_with_bare_hands() -> None:
     """Bare hands can subdue."""
-    result = attack(AttackKind.MELEE, npc("A"), npc("B"), Rules(), FixedDice([5, 5, 1, 6, 1]),
-                    subdue=True)
+    result = attack(
+        AttackKind.MELEE, npc("A"), npc("B"), Rules(), FixedDice([5, 5, 1, 6, 1]), subdue=True
+    )
     assert (UNARMED, State.INCAPACITATED) == (result.weapon, state_of(result.target_after))
 
 
@@ -542,8 +577,13 @@ def test_attack_refusals(kind, attacker, target, weapon) -> None:
 
 def test_attack_picks_the_first_weapon_of_the_kind() -> None:
     """Without a weapon named, the first of the attack's kind is used."""
-    result = attack(AttackKind.MELEE, pc(weapons=(BLASTER, KNIFE, BATON)), npc(), Rules(),
-                    FixedDice([1, 1, 1, 6]))
+    result = attack(
+        AttackKind.MELEE,
+        pc(weapons=(BLASTER, KNIFE, BATON)),
+        npc(),
+        Rules(),
+        FixedDice([1, 1, 1, 6]),
+    )
     assert KNIFE == result.weapon
 
 
@@ -553,14 +593,13 @@ def test_attack_reports_exact_chances() -> None:
     b = npc("B", stats=stats(2, 2, 2, 2), background=Background.NONCOMBATANT)
     result = attack(AttackKind.MELEE, a, b, Rules(), FixedDice([1, 1, 6]))
     # hit: 2d6 vs d6; damage: d6 vs d6
-    hit = Fraction(sum(1 for x in range(1, 7) for y in range(1, 7) for z in range(1, 7)
-                       if x + y > z), 216)
+    hit = Fraction(
+        sum(1 for x in range(1, 7) for y in range(1, 7) for z in range(1, 7) if x + y > z), 216
+    )
     assert (hit, Fraction(5, 12)) == (result.hit_chance, result.wound_chance)
 
 
-@pytest.mark.parametrize(
-    ("critical_fails", "hit"), [(True, False), (False, True)]
-)
+@pytest.mark.parametrize(("critical_fails", "hit"), [(True, False), (False, True)])
 def test_critical_failure_on_the_hit_roll(critical_fails: bool, hit: bool) -> None:
     """A critical hit roll misses whatever its total, unless the ruling only narrates it."""
     # Kara: 1, 1, wild 6 -> 7, critical; guard's agility 3
@@ -569,9 +608,7 @@ def test_critical_failure_on_the_hit_roll(critical_fails: bool, hit: bool) -> No
     assert hit == attack(AttackKind.RANGED, pc(), npc(), rules, dice).hit
 
 
-@pytest.mark.parametrize(
-    ("exceptional_succeeds", "hit"), [(True, True), (False, False)]
-)
+@pytest.mark.parametrize(("exceptional_succeeds", "hit"), [(True, True), (False, False)])
 def test_exceptional_success_on_the_hit_roll(exceptional_succeeds: bool, hit: bool) -> None:
     """An exceptional hit roll hits whatever its total, unless the ruling only narrates it."""
     # Kara: 2, 3, wild 2 -> 5, exceptional; guard's agility 7
@@ -592,8 +629,7 @@ def test_pc_goes_through_every_wound_state_to_death() -> None:
     for _ in range(5):
         kara = apply_wounds(kara, 1, rules)
         seen.append(state_of(kara))
-    expected = [State.FIGHTING, State.WOUNDED, State.WOUNDED, State.WOUNDED, State.DEAD,
-                State.DEAD]
+    expected = [State.FIGHTING, State.WOUNDED, State.WOUNDED, State.WOUNDED, State.DEAD, State.DEAD]
     assert (expected, 4) == (seen, kara.wounds)
 
 
@@ -641,15 +677,22 @@ def test_heal_refuses_the_dead() -> None:
 
 def mage(points: int = 2, **changes: object) -> Character:
     """An unnamed mage with a Force parameter holding a d4 and a d6 technique."""
-    force = MagicParameter("Force", points, (Technique("Telekinesis", 4),
-                                             Technique("Mind Trick", 6)))
+    force = MagicParameter(
+        "Force", points, (Technique("Telekinesis", 4), Technique("Mind Trick", 6))
+    )
     return npc("Ada", magic=(force,), **changes)
 
 
 @pytest.mark.parametrize(
     ("face", "d4_tier", "d6_tier"),
-    [(1, False, False), (2, False, False), (3, False, False), (4, True, False),
-     (5, True, False), (6, True, True)],
+    [
+        (1, False, False),
+        (2, False, False),
+        (3, False, False),
+        (4, True, False),
+        (5, True, False),
+        (6, True, True),
+    ],
 )
 def test_seed_magic_example(face: int, d4_tier: bool, d6_tier: bool) -> None:
     """The seed: with a d6, a d4-tier technique succeeds on 4-6, a d6-tier one only on 6."""
@@ -670,8 +713,12 @@ def test_cast_chance_of_the_seed_example() -> None:
 def test_named_caster_rolls_the_wild_die() -> None:
     """A named mage uses the wild d6 on a cast: 2 and a wild 6 casts the d6 tier."""
     result = cast(mage(named=True), "Mind Trick", Rules(), FixedDice([2, 6]))
-    assert (6, 6, True, "Force") == (result.roll.total, result.needed, result.success,
-                                     result.parameter)
+    assert (6, 6, True, "Force") == (
+        result.roll.total,
+        result.needed,
+        result.success,
+        result.parameter,
+    )
 
 
 @pytest.mark.parametrize(("critical_fails", "success"), [(True, False), (False, True)])
@@ -693,7 +740,9 @@ def test_cast_takes_the_wound_penalty_and_a_modifier() -> None:
     ada = replace(mage(named=True), kind=Kind.PC, wounds_survived=3, wounds=1)
     result = cast(ada, "Telekinesis", Rules(), FixedDice([4, 1]), modifier=1)
     assert ((Modifier("1 wound", -1), Modifier("situational", 1)), 4, True) == (
-        result.roll.modifiers, result.roll.total, result.success
+        result.roll.modifiers,
+        result.roll.total,
+        result.success,
     )
 
 
@@ -717,8 +766,13 @@ def test_cast_without_magic() -> None:
 
 @pytest.mark.parametrize(
     ("word", "location"),
-    [("head", Location.HEAD), ("Torso", Location.TORSO), ("chest", Location.TORSO),
-     ("ARM", Location.ARM), ("leg", Location.LEG)],
+    [
+        ("head", Location.HEAD),
+        ("Torso", Location.TORSO),
+        ("chest", Location.TORSO),
+        ("ARM", Location.ARM),
+        ("leg", Location.LEG),
+    ],
 )
 def test_parse_location(word: str, location: Location) -> None:
     """Locations are read from a post's words."""
@@ -754,22 +808,38 @@ def test_rulings_defaults_follow_rules_md() -> None:
 
 def test_rulings_from_mapping_converts_values() -> None:
     """Strings from config.toml become the rulings' enums."""
-    rulings = Rulings.from_mapping({"ties": "attacker", "wild_die_replaces": "highest",
-                                    "wound_penalty": 2, "critical_fails": False})
+    rulings = Rulings.from_mapping(
+        {
+            "ties": "attacker",
+            "wild_die_replaces": "highest",
+            "wound_penalty": 2,
+            "critical_fails": False,
+        }
+    )
     assert (Ties.ATTACKER, WildReplaces.HIGHEST, 2, False) == (
-        rulings.ties, rulings.wild_die_replaces, rulings.wound_penalty, rulings.critical_fails
+        rulings.ties,
+        rulings.wild_die_replaces,
+        rulings.wound_penalty,
+        rulings.critical_fails,
     )
 
 
 def test_rulings_from_mapping_lists_every_bad_key() -> None:
     """Every bad name and value is reported at once, with what is allowed."""
     with pytest.raises(ConfigError) as error:
-        Rulings.from_mapping({"ties": "both", "wound_penalty": "one", "critical_fails": 1,
-                              "tie": "attacker", "called_shot_head": 3})
+        Rulings.from_mapping(
+            {
+                "ties": "both",
+                "wound_penalty": "one",
+                "critical_fails": 1,
+                "tie": "attacker",
+                "called_shot_head": 3,
+            }
+        )
     message = error.value.message
     expected = [
         "have 5 problems:",
-        "- ties = 'both': allowed values are \"defender\", \"attacker\".",
+        '- ties = \'both\': allowed values are "defender", "attacker".',
         "- wound_penalty = 'one': allowed values are a whole number from 0 to 6.",
         "- critical_fails = 1: allowed values are true, false.",
         "- 'tie' is not a ruling",
@@ -782,16 +852,28 @@ def test_races_toml_loads() -> None:
     """The shipped race table loads, with humans capped at 3 and unmodified."""
     races = load_races(tomllib.loads((DATA / "races.toml").read_text(encoding="utf-8")))
     assert (Race("human", 3, {}), True) == (
-        races["human"], any(race.modifiers for race in races.values())
+        races["human"],
+        any(race.modifiers for race in races.values()),
     )
 
 
 def test_load_races_lists_every_problem() -> None:
     """A bad race table reports each problem."""
     with pytest.raises(ConfigError) as error:
-        load_races({"human": {"cap": 9}, "elf": {"modifiers": {"charm": 1, "agi": "x"}},
-                    "orc": {"colour": "green"}, "imp": 3})
+        load_races(
+            {
+                "human": {"cap": 9},
+                "elf": {"modifiers": {"charm": 1, "agi": "x"}},
+                "orc": {"colour": "green"},
+                "imp": 3,
+            }
+        )
     message = error.value.message
-    expected = ["[human]: cap = 9", "'charm' is not a stat", "modifiers.agi = 'x'",
-                "unknown key 'colour'", "[imp]: expected a table"]
+    expected = [
+        "[human]: cap = 9",
+        "'charm' is not a stat",
+        "modifiers.agi = 'x'",
+        "unknown key 'colour'",
+        "[imp]: expected a table",
+    ]
     assert expected == [part for part in expected if part in message]

@@ -80,13 +80,15 @@ ALL_RULINGS = [
 ]
 
 
-@pytest.mark.parametrize("sides", [(4,), (6,), (20,), (4, 6), (8, 8), (10, 4), (4, 4, 4),
-                                   (2, 6, 3)])
+@pytest.mark.parametrize(
+    "sides", [(4,), (6,), (20,), (4, 6), (8, 8), (10, 4), (4, 4, 4), (2, 6, 3)]
+)
 @pytest.mark.parametrize(("named", "wild"), [(True, True), (False, False), (True, False)])
 def test_distribution_matches_brute_force_under_every_ruling(sides, named, wild) -> None:
     """The DP equals enumerating every face, for every combination of R-1..R-4 options."""
     mismatched = [
-        rulings for rulings in ALL_RULINGS
+        rulings
+        for rulings in ALL_RULINGS
         if roll_distribution(sides, named, 0, rulings, wild=wild)
         != brute_force(sides, named, wild, rulings)
     ]
@@ -105,11 +107,17 @@ def test_many_dice_are_fast() -> None:
     stepped_odds.clear_caches()
     start = time.perf_counter()
     twelve = trait_distribution((12,) * 10, True, 0, Rulings())
-    twenty = trait_distribution((20,) * 10, True, 0, Rulings(
-        wild_die_replaces=WildReplaces.HIGHEST, critical_when=CriticalWhen.ANY_DIE))
+    twenty = trait_distribution(
+        (20,) * 10,
+        True,
+        0,
+        Rulings(wild_die_replaces=WildReplaces.HIGHEST, critical_when=CriticalWhen.ANY_DIE),
+    )
     elapsed = time.perf_counter() - start
     assert (True, Fraction(1), Fraction(1)) == (
-        elapsed < 2.0, sum(twelve.values()), sum(twenty.values())
+        elapsed < 2.0,
+        sum(twelve.values()),
+        sum(twenty.values()),
     )
 
 
@@ -123,7 +131,8 @@ def test_beats_and_ties() -> None:
     """d6 against d6: 15/36 strictly higher, 21/36 with ties to the attacker."""
     d6 = {face: Fraction(1, 6) for face in range(1, 7)}
     assert (Fraction(15, 36), Fraction(21, 36)) == (
-        beats(d6, d6, "defender"), beats(d6, d6, "attacker")
+        beats(d6, d6, "defender"),
+        beats(d6, d6, "attacker"),
     )
 
 
@@ -137,8 +146,14 @@ def test_standings_put_grades_before_totals() -> None:
     )
 
 
-@pytest.mark.parametrize("rulings", [Rulings(), Rulings(ties="attacker"),
-                                     Rulings(critical_fails=False, exceptional_succeeds=False)])
+@pytest.mark.parametrize(
+    "rulings",
+    [
+        Rulings(),
+        Rulings(ties="attacker"),
+        Rulings(critical_fails=False, exceptional_succeeds=False),
+    ],
+)
 def test_contest_chance_matches_brute_force(rulings: Rulings) -> None:
     """The exact hit chance of a named d8+d6 against a named d8 equals enumeration."""
     attack, defence = RollSpec((8, 6), True, True, -1), RollSpec((8,), True, True)
@@ -158,7 +173,8 @@ def test_cast_chance_seed_example() -> None:
     """Unnamed d6: 4+ is 1/2, 6 is 1/6."""
     spec = RollSpec((6,), False, False)
     assert (Fraction(1, 2), Fraction(1, 6)) == (
-        cast_chance(spec, 4, Rulings()), cast_chance(spec, 6, Rulings())
+        cast_chance(spec, 4, Rulings()),
+        cast_chance(spec, 6, Rulings()),
     )
 
 
@@ -166,10 +182,19 @@ def test_cast_chance_seed_example() -> None:
 # Empirical against exact
 
 
-KARA = Character("Kara", Kind.PC, {Stat.STRENGTH: 2, Stat.AGILITY: 3, Stat.ENDURANCE: 3,
-                                   Stat.PERCEPTION: 2}, wounds_survived=3, wounds=1)
-GUARD = Character("Guard", Kind.NPC, {Stat.STRENGTH: 3, Stat.AGILITY: 3, Stat.ENDURANCE: 2,
-                                      Stat.PERCEPTION: 3}, armour=1)
+KARA = Character(
+    "Kara",
+    Kind.PC,
+    {Stat.STRENGTH: 2, Stat.AGILITY: 3, Stat.ENDURANCE: 3, Stat.PERCEPTION: 2},
+    wounds_survived=3,
+    wounds=1,
+)
+GUARD = Character(
+    "Guard",
+    Kind.NPC,
+    {Stat.STRENGTH: 3, Stat.AGILITY: 3, Stat.ENDURANCE: 2, Stat.PERCEPTION: 3},
+    armour=1,
+)
 
 
 def standing(roll, rulings: Rulings) -> tuple[int, int]:
@@ -180,9 +205,7 @@ def standing(roll, rulings: Rulings) -> tuple[int, int]:
 def test_stat_roll_frequencies_match_the_exact_distribution() -> None:
     """100,000 named d8 rolls with the wild d6 (and a -1 wound) fit the exact odds."""
     dice, rules = SeededDice(2002), Rules()
-    observed = Counter(
-        roll_trait(KARA, [Stat.AGILITY], rules, dice).total for _ in range(ROLLS)
-    )
+    observed = Counter(roll_trait(KARA, [Stat.AGILITY], rules, dice).total for _ in range(ROLLS))
     exact = trait_distribution((8,), True, -1, Rulings())
     wrong = trait_distribution((8,), False, -1, Rulings())  # forgets the wild die
     assert (True, True) == (
@@ -198,8 +221,9 @@ def test_hit_roll_frequencies_match_the_exact_distribution() -> None:
     totals: Counter = Counter()
     hits: Counter = Counter()
     for _ in range(ROLLS):
-        hit = roll_trait(KARA, [Stat.AGILITY, Stat.PERCEPTION], rules, dice,
-                         [Modifier("arm shot", -2)])
+        hit = roll_trait(
+            KARA, [Stat.AGILITY, Stat.PERCEPTION], rules, dice, [Modifier("arm shot", -2)]
+        )
         defence = roll_trait(GUARD, [Stat.AGILITY], rules, dice)
         totals[standing(hit, rulings)] += 1
         hits[standing(hit, rulings) > standing(defence, rulings)] += 1
@@ -227,11 +251,11 @@ def test_damage_against_defence_frequencies_match_the_exact_chance() -> None:
         wounds[standing(damage, rulings) > standing(soak, rulings)] += 1
     damage_spec = RollSpec((6, 6), True, True, -1)
     chance = contest_chance(damage_spec, RollSpec((6,), False, False, 1), rulings)
-    no_wild = contest_chance(RollSpec((6, 6), True, False, -1), RollSpec((6,), False, False, 1),
-                             rulings)
+    no_wild = contest_chance(
+        RollSpec((6, 6), True, False, -1), RollSpec((6,), False, False, 1), rulings
+    )
     assert (True, True, True) == (
-        chi_square_p(damage_totals, trait_distribution((6, 6), True, -1, rulings), ROLLS)
-        > P_FLOOR,
+        chi_square_p(damage_totals, trait_distribution((6, 6), True, -1, rulings), ROLLS) > P_FLOOR,
         chi_square_p(wounds, {False: 1 - chance, True: chance}, ROLLS) > P_FLOOR,
         chi_square_p(wounds, {False: 1 - no_wild, True: no_wild}, ROLLS) < P_FLOOR,
     )

@@ -34,8 +34,9 @@ from referee.systems.stepped import (
 )
 from referee.systems.stepped_odds import trait_distribution
 
-names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1,
-                max_size=12).filter(lambda s: s.strip() != "")
+names = st.text(
+    st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12
+).filter(lambda s: s.strip() != "")
 small = st.integers(min_value=-3, max_value=8)
 
 rulings = st.builds(
@@ -50,8 +51,13 @@ rulings = st.builds(
 )
 
 weapons = st.builds(
-    Weapon, names, st.sampled_from(WeaponKind), st.integers(0, 4), st.integers(0, 12),
-    st.integers(-3, 3), st.booleans(),
+    Weapon,
+    names,
+    st.sampled_from(WeaponKind),
+    st.integers(0, 4),
+    st.integers(0, 12),
+    st.integers(-3, 3),
+    st.booleans(),
 )
 techniques = st.builds(Technique, names, st.sampled_from((*LADDER, 5, 0)))
 magic = st.builds(MagicParameter, names, small, st.lists(techniques, max_size=5).map(tuple))
@@ -85,8 +91,13 @@ fighters = st.builds(
 RULES = Rules(races={"human": Race("human"), "wookiee": Race("wookiee", 4, {Stat.STRENGTH: 1})})
 
 
-@given(fighters, st.lists(st.sampled_from(Stat), min_size=1, max_size=4), rulings,
-       st.integers(-5, 5), st.integers(0, 2**32))
+@given(
+    fighters,
+    st.lists(st.sampled_from(Stat), min_size=1, max_size=4),
+    rulings,
+    st.integers(-5, 5),
+    st.integers(0, 2**32),
+)
 def test_trait_total_lies_within_its_dice_bounds(c, stats, rulings, bonus, seed) -> None:
     """A total lies between all ones and all maxima (the wild d6 included) plus modifiers."""
     rules = Rules(rulings)
@@ -99,8 +110,9 @@ def test_trait_total_lies_within_its_dice_bounds(c, stats, rulings, bonus, seed)
     assert (True, True) == (low <= roll.total <= high, roll.total in exact)
 
 
-@given(fighters, st.integers(1, 5), st.sampled_from((2, 4, 6, 10, 20)), rulings,
-       st.integers(0, 2**32))
+@given(
+    fighters, st.integers(1, 5), st.sampled_from((2, 4, 6, 10, 20)), rulings, st.integers(0, 2**32)
+)
 def test_damage_total_lies_within_its_dice_bounds(c, count, sides, rulings, seed) -> None:
     """Damage dice, with or without the wild d6, stay within their bounds plus modifiers."""
     roll = roll_dice_for(c, "gun", count, sides, Rules(rulings), SeededDice(seed))
@@ -109,8 +121,12 @@ def test_damage_total_lies_within_its_dice_bounds(c, count, sides, rulings, seed
     assert count + modifiers <= roll.total <= count * sides + wild_top + modifiers
 
 
-@given(fighters, st.lists(st.tuples(st.sampled_from(["wound", "subdue", "heal"]),
-                                    st.integers(0, 5)), max_size=12))
+@given(
+    fighters,
+    st.lists(
+        st.tuples(st.sampled_from(["wound", "subdue", "heal"]), st.integers(0, 5)), max_size=12
+    ),
+)
 def test_wounds_never_pass_death(c, steps) -> None:
     """Whatever wounds, subdues and heals happen, wounds stay within 0..wounds_survived+1."""
     for action, count in steps:

@@ -76,10 +76,20 @@ def force(*techniques: tuple[str, int], points: int = 2) -> tuple[MagicParameter
 def test_example_record_reads() -> None:
     """The brief's sheet becomes the expected character."""
     expected = Character(
-        "Kara Venn", Kind.PC, points(2, 3, 3, 3), Background.SOLDIER, "human", True, 3, 0,
-        False, 1,
-        (Weapon("blaster pistol", WeaponKind.RANGED, 2, 6),
-         Weapon("stun baton", WeaponKind.MELEE, modifier=1, can_subdue=True)),
+        "Kara Venn",
+        Kind.PC,
+        points(2, 3, 3, 3),
+        Background.SOLDIER,
+        "human",
+        True,
+        3,
+        0,
+        False,
+        1,
+        (
+            Weapon("blaster pistol", WeaponKind.RANGED, 2, 6),
+            Weapon("stun baton", WeaponKind.MELEE, modifier=1, can_subdue=True),
+        ),
         force(("Telekinesis", 4), ("Mind Trick", 6)),
     )
     assert expected == character_from_record(KARA_RECORD)
@@ -128,20 +138,34 @@ def test_abbreviated_stats_and_numeric_tiers_read() -> None:
         ({"background": "wizard"}, "background 'wizard' is not one of"),
         ({"named": "yes"}, "named must be true or false, not 'yes'."),
         ({"armour": 1.5}, "armour must be a whole number, not 1.5."),
-        ({"stats": {"strength": "three", "agility": 3, "endurance": 3, "perception": 3}},
-         "stats.strength must be a whole number, not 'three'."),
-        ({"stats": {"venn": 1, "strength": 2, "agility": 3, "endurance": 3, "perception": 3}},
-         "'venn' is not a stat; the stats are strength, agility, endurance and perception."),
+        (
+            {"stats": {"strength": "three", "agility": 3, "endurance": 3, "perception": 3}},
+            "stats.strength must be a whole number, not 'three'.",
+        ),
+        (
+            {"stats": {"venn": 1, "strength": 2, "agility": 3, "endurance": 3, "perception": 3}},
+            "'venn' is not a stat; the stats are strength, agility, endurance and perception.",
+        ),
         ({"stats": 7}, "stats is missing"),
-        ({"weapons": [{"name": "gun", "kind": "ranged", "damage": "lots"}]},
-         "weapon 'gun': 'lots' is not a damage roll; write it like 2d6 or 2d6+1."),
+        (
+            {"weapons": [{"name": "gun", "kind": "ranged", "damage": "lots"}]},
+            "weapon 'gun': 'lots' is not a damage roll; write it like 2d6 or 2d6+1.",
+        ),
         ({"weapons": [{"name": "gun", "kind": "laser"}]}, "weapon 'gun': kind 'laser'"),
         ({"weapons": [{"kind": "melee"}]}, "weapon 1: name is missing."),
-        ({"weapons": [{"name": "gun", "kind": "ranged", "damage": "1d6+1", "modifier": 1}]},
-         "give the modifier once"),
+        (
+            {"weapons": [{"name": "gun", "kind": "ranged", "damage": "1d6+1", "modifier": 1}]},
+            "give the modifier once",
+        ),
         ({"weapons": "gun"}, "weapons must be a list."),
-        ({"magic": [{"name": "Force", "points": 2, "techniques": [{"name": "X", "tier": "big"}]}]},
-         "magic 'Force': technique 1: tier must be a die like d4 or d6, not 'big'."),
+        (
+            {
+                "magic": [
+                    {"name": "Force", "points": 2, "techniques": [{"name": "X", "tier": "big"}]}
+                ]
+            },
+            "magic 'Force': technique 1: tier must be a die like d4 or d6, not 'big'.",
+        ),
         ({"magic": [{"name": "Force"}]}, "magic 'Force': points is missing."),
     ],
 )
@@ -194,15 +218,28 @@ def test_valid_sheet_has_no_problems() -> None:
 @pytest.mark.parametrize(
     ("background", "stats", "problem"),
     [
-        (Background.NONCOMBATANT, points(2, 2, 2, 1),
-         "The stats spend 3 points above 1 each; a non-combatant has 3, so 0"),
-        (Background.NONCOMBATANT, points(2, 2, 2, 2),
-         "The stats spend 4 points above 1 each; a non-combatant has 3, so 1 are over."),
-        (Background.EXPERIENCED, points(2, 2, 2, 2),
-         "The stats spend 4 points above 1 each; a combat-experienced character has 5, "
-         "so 1 are unspent."),
-        (Background.SOLDIER, points(1, 1, 1, 1),
-         "The stats spend 0 points above 1 each; a professional soldier has 7, so 7 are unspent."),
+        (
+            Background.NONCOMBATANT,
+            points(2, 2, 2, 1),
+            "The stats spend 3 points above 1 each; a non-combatant has 3, so 0",
+        ),
+        (
+            Background.NONCOMBATANT,
+            points(2, 2, 2, 2),
+            "The stats spend 4 points above 1 each; a non-combatant has 3, so 1 are over.",
+        ),
+        (
+            Background.EXPERIENCED,
+            points(2, 2, 2, 2),
+            "The stats spend 4 points above 1 each; a combat-experienced character has 5, "
+            "so 1 are unspent.",
+        ),
+        (
+            Background.SOLDIER,
+            points(1, 1, 1, 1),
+            "The stats spend 0 points above 1 each; a professional soldier has 7, "
+            "so 7 are unspent.",
+        ),
     ],
 )
 def test_budget_must_be_spent_exactly(background, stats, problem) -> None:
@@ -228,12 +265,24 @@ def test_race_caps(race: str, stats: dict, expected: list[str]) -> None:
 @pytest.mark.parametrize(
     ("stats", "expected"),
     [
-        (points(0, 3, 3, 5), ["Strength has 0 points; a stat has 1 to 6 points.",
-                              "Perception has 5 points; a human may have at most 3."]),
-        (points(7, 1, 1, 2), ["Strength has 7 points; a stat has 1 to 6 points.",
-                              "Strength has 7 points; a human may have at most 3."]),
-        ({Stat.STRENGTH: 2, Stat.AGILITY: 3, Stat.ENDURANCE: 3},
-         ["Perception has no points; every stat needs 1 to 6."]),
+        (
+            points(0, 3, 3, 5),
+            [
+                "Strength has 0 points; a stat has 1 to 6 points.",
+                "Perception has 5 points; a human may have at most 3.",
+            ],
+        ),
+        (
+            points(7, 1, 1, 2),
+            [
+                "Strength has 7 points; a stat has 1 to 6 points.",
+                "Strength has 7 points; a human may have at most 3.",
+            ],
+        ),
+        (
+            {Stat.STRENGTH: 2, Stat.AGILITY: 3, Stat.ENDURANCE: 3},
+            ["Perception has no points; every stat needs 1 to 6."],
+        ),
     ],
 )
 def test_points_outside_one_to_six(stats: dict, expected: list[str]) -> None:
@@ -251,23 +300,41 @@ def test_unknown_race() -> None:
     ("magic", "expected"),
     [
         (force(("a", 4), ("b", 4), ("c", 4), ("d", 4), ("e", 6), ("f", 6)), []),
-        (force(("a", 4), ("b", 4), ("c", 4), ("d", 4), ("e", 4)),
-         ["Force holds 5 techniques at d4; the d4 tier holds 4."]),
-        (force(("a", 6), ("b", 6), ("c", 6)),
-         ["Force holds 3 techniques at d6; the d6 tier holds 2."]),
+        (
+            force(("a", 4), ("b", 4), ("c", 4), ("d", 4), ("e", 4)),
+            ["Force holds 5 techniques at d4; the d4 tier holds 4."],
+        ),
+        (
+            force(("a", 6), ("b", 6), ("c", 6)),
+            ["Force holds 3 techniques at d6; the d6 tier holds 2."],
+        ),
         (force(("Lightning", 8)), ["Lightning sits at d8, above Force's own d6."]),
-        (force(("a", 4), ("b", 4), ("c", 4), ("d", 4), ("e", 6), ("f", 6), ("g", 8), points=2),
-         ["g sits at d8, above Force's own d6.",
-          "Force holds 7 techniques; a d6 holds at most 6."]),
-        (force(*[(f"t{i}", 4) for i in range(4)], *[(f"u{i}", 20) for i in range(8)],
-               *[(f"v{tier}.{i}", tier) for tier in (6, 8, 10, 12) for i in range(2)],
-               points=6), []),
-        (force(("a", 5)), ["a sits at d5, which is not a tier; the tiers are d4, d6, d8, d10, "
-                           "d12 and d20."]),
+        (
+            force(("a", 4), ("b", 4), ("c", 4), ("d", 4), ("e", 6), ("f", 6), ("g", 8), points=2),
+            [
+                "g sits at d8, above Force's own d6.",
+                "Force holds 7 techniques; a d6 holds at most 6.",
+            ],
+        ),
+        (
+            force(
+                *[(f"t{i}", 4) for i in range(4)],
+                *[(f"u{i}", 20) for i in range(8)],
+                *[(f"v{tier}.{i}", tier) for tier in (6, 8, 10, 12) for i in range(2)],
+                points=6,
+            ),
+            [],
+        ),
+        (
+            force(("a", 5)),
+            ["a sits at d5, which is not a tier; the tiers are d4, d6, d8, d10, d12 and d20."],
+        ),
         (force(points=0), ["Force has 0 points; a magic parameter has 1 to 6 points."]),
         (force(points=7), ["Force has 7 points; a magic parameter has 1 to 6 points."]),
-        (force(("Push", 4), ("push", 4)),
-         ["Two techniques are called 'push'; give each its own name."]),
+        (
+            force(("Push", 4), ("push", 4)),
+            ["Two techniques are called 'push'; give each its own name."],
+        ),
     ],
 )
 def test_magic_tiers_and_capacity(magic, expected: list[str]) -> None:
@@ -278,19 +345,30 @@ def test_magic_tiers_and_capacity(magic, expected: list[str]) -> None:
 @pytest.mark.parametrize(
     ("changes", "expected"),
     [
-        ({"weapons": (Weapon("rifle", WeaponKind.RANGED),)},
-         ["The ranged weapon 'rifle' has no damage dice; write its damage as NdX, like 2d6."]),
-        ({"weapons": (Weapon("axe", WeaponKind.MELEE, 1, 6),)},
-         ["The melee weapon 'axe' has damage dice; melee damage is a Strength roll plus the "
-          "weapon's modifier, so give it a modifier instead."]),
-        ({"weapons": (Weapon("gun", WeaponKind.RANGED, 1, 6), Weapon("Gun", WeaponKind.RANGED,
-                                                                     1, 8))},
-         ["Two weapons are called 'Gun'; give each its own name."]),
+        (
+            {"weapons": (Weapon("rifle", WeaponKind.RANGED),)},
+            ["The ranged weapon 'rifle' has no damage dice; write its damage as NdX, like 2d6."],
+        ),
+        (
+            {"weapons": (Weapon("axe", WeaponKind.MELEE, 1, 6),)},
+            [
+                "The melee weapon 'axe' has damage dice; melee damage is a Strength roll plus the "
+                "weapon's modifier, so give it a modifier instead."
+            ],
+        ),
+        (
+            {
+                "weapons": (
+                    Weapon("gun", WeaponKind.RANGED, 1, 6),
+                    Weapon("Gun", WeaponKind.RANGED, 1, 8),
+                )
+            },
+            ["Two weapons are called 'Gun'; give each its own name."],
+        ),
         ({"armour": -1}, ["Armour is -1; it cannot be negative."]),
         ({"wounds_survived": 4}, ["The character survives 4 wounds; it must be 0 to 3."]),
         ({"wounds_survived": -1}, ["The character survives -1 wounds; it must be 0 to 3."]),
-        ({"wounds": 5}, ["The character carries 5 wounds; one past the 3 survived already "
-                         "kills."]),
+        ({"wounds": 5}, ["The character carries 5 wounds; one past the 3 survived already kills."]),
         ({"name": " "}, ["The character needs a name."]),
     ],
 )
@@ -301,6 +379,10 @@ def test_other_sheet_problems(changes: dict, expected: list[str]) -> None:
 
 def test_every_problem_is_reported_at_once() -> None:
     """Several problems come back together, one sentence each."""
-    bad = kara(stats=points(4, 3, 3, 3), armour=-2, race="human",
-               weapons=(Weapon("rifle", WeaponKind.RANGED),))
+    bad = kara(
+        stats=points(4, 3, 3, 3),
+        armour=-2,
+        race="human",
+        weapons=(Weapon("rifle", WeaponKind.RANGED),),
+    )
     assert 4 == len(validate_character(bad, RULES))

@@ -33,10 +33,20 @@ ROLLS = 100_000
 P_FLOOR = 1e-4
 
 
-NAMED = Vehicle("Kestrel", Craft.SHIP, Size.LIGHT, {Param.WEAPON: 12,
-                Param.ACCELERATION: 6, Param.ARMOUR: 8, Param.SENSORS: 6}, named=True)
-SPEEDER = Vehicle("Speeder", Craft.VEHICLE, Size.LIGHT, {Param.WEAPON: 6,
-                  Param.SPEED: 6, Param.ARMOUR: 4, Param.SENSORS: 4}, named=True)
+NAMED = Vehicle(
+    "Kestrel",
+    Craft.SHIP,
+    Size.LIGHT,
+    {Param.WEAPON: 12, Param.ACCELERATION: 6, Param.ARMOUR: 8, Param.SENSORS: 6},
+    named=True,
+)
+SPEEDER = Vehicle(
+    "Speeder",
+    Craft.VEHICLE,
+    Size.LIGHT,
+    {Param.WEAPON: 6, Param.SPEED: 6, Param.ARMOUR: 4, Param.SENSORS: 4},
+    named=True,
+)
 
 
 def test_d4_to_d10_with_the_ordinal_are_uniform_on_their_range() -> None:
@@ -44,7 +54,11 @@ def test_d4_to_d10_with_the_ordinal_are_uniform_on_their_range() -> None:
     d4 = total_distribution(ScaledSpec((4,), False, False, True), Rulings())
     d10 = total_distribution(ScaledSpec((10,), False, False, True), Rulings())
     assert (list(range(10, 50)), {Fraction(1, 40)}, list(range(10, 110)), {Fraction(1, 100)}) == (
-        list(d4), set(d4.values()), list(d10), set(d10.values()))
+        list(d4),
+        set(d4.values()),
+        list(d10),
+        set(d10.values()),
+    )
 
 
 def test_exact_odds_match_brute_force_through_the_rules() -> None:
@@ -107,8 +121,9 @@ def test_vehicle_hit_frequencies_match_the_exact_chance() -> None:
 
 def test_contest_with_the_ordinal_against_plain_dice_is_certain() -> None:
     """A d4 with the ordinal (10+) always beats a plain d8 (at most 8)."""
-    assert Fraction(1) == contest_chance(ScaledSpec((4,), False, False, True),
-                                         ScaledSpec((8,), False, False, False), Rulings())
+    assert Fraction(1) == contest_chance(
+        ScaledSpec((4,), False, False, True), ScaledSpec((8,), False, False, False), Rulings()
+    )
 
 
 def test_grades_are_kept() -> None:

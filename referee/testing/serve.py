@@ -2,7 +2,9 @@
 
 Run from the repository's folder::
 
-    python -m referee.testing.serve [--port 8765] [--campaign /tmp/referee-local]
+    python -m referee.testing.serve [--once] [--port 8765] [--campaign /tmp/referee-local]
+
+With ``--once`` it also runs the bot for one cycle, shows its replies and stops.
 
 It starts :class:`~referee.testing.reddit_server.FakeReddit` (the server the worker's tests
 use) with the demo thread posted in r/DuneSeaPbP and its GM as the subreddit's moderator,
@@ -18,6 +20,8 @@ import argparse
 import json
 import shutil
 import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -118,12 +122,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=Path("data/demo"),
         help="the demo folder: thread.json and the sheets",
     )
+    parser.add_argument(
+        "--once",
+        action="store_true",
+        help="run the bot for one cycle in the campaign folder, show its replies, and stop",
+    )
     args = parser.parse_args(argv)
     shutil.rmtree(args.campaign, ignore_errors=True)
     server = FakeReddit(port=args.port).start()
     try:
         subreddit, posts = seed(server, args.demo / "thread.json")
         write_campaign(args.campaign, server, subreddit, args.demo)
+        if args.once:
+            # The bot in its own process, in the campaign folder where PRAW finds praw.ini.
+            command = [sys.executable, "-m", "referee", "run", "--once"]
+            code = subprocess.run(command, cwd=args.campaign, check=False).returncode
+            replies = server.comments_by(server.bot)
+            for reply in replies:
+                print(f"\n--- reply to {reply['parent_id']} ---\n{reply['body']}")
+            print(f"\nThe bot replied to {len(replies)} of the {posts} posts: those with tags (exit {code}).")
+            return code
         print(f"A Reddit look-alike is serving r/{subreddit} ({posts} posts) at {server.url}.")
         print("In another terminal, run the bot against it (one cycle, or keep it running):")
         print(f"    cd {args.campaign} && referee run --once")

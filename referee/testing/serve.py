@@ -140,7 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             replies = server.comments_by(server.bot)
             for reply in replies:
                 print(f"\n--- reply to {reply['parent_id']} ---\n{reply['body']}")
-            print(f"\nThe bot replied to {len(replies)} of the {posts} posts: those with tags (exit {code}).")
+            print(
+                f"\nThe bot replied to {len(replies)} of the {posts} posts: those with tags "
+                f"(exit code {code})."
+            )
             return code
         print(f"A Reddit look-alike is serving r/{subreddit} ({posts} posts) at {server.url}.")
         print("In another terminal, run the bot against it (one cycle, or keep it running):")

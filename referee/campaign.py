@@ -50,6 +50,7 @@ class RedditConfig:
     submissions_every: int = 2  # read r/…/new every Nth cycle, r/…/comments the others
     moderators_refresh_hours: float = 6.0  # re-read each subreddit's moderators (the GMs)
     inbox_every: int = 3  # every Nth cycle reads the inbox (secret rolls) instead; 0: never
+    edits_every: int = 5  # every Nth cycle re-reads recent refereed posts for edits; 0: never
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ _SECTIONS: dict[str, set[str]] = {
         "submissions_every",
         "moderators_refresh_hours",
         "inbox_every",
+        "edits_every",
     },
 }
 
@@ -179,11 +181,18 @@ def load_config(path: Path) -> Config:
         submissions_every=int(reddit.get("submissions_every", 2)),
         moderators_refresh_hours=float(reddit.get("moderators_refresh_hours", 6.0)),
         inbox_every=int(reddit.get("inbox_every", 3)),
+        edits_every=int(reddit.get("edits_every", 5)),
     )
     if reddit_config.moderators_refresh_hours <= 0:
         problems.append(
             "reddit.moderators_refresh_hours must be more than 0; 6 re-reads the moderators "
             "four times a day."
+        )
+    edits, inbox = reddit_config.edits_every, reddit_config.inbox_every
+    if edits < 0 or edits == 1 or (edits and inbox and edits % inbox == 0):
+        problems.append(
+            "reddit.edits_every must be 0 (never look for edits of older posts) or 2 or more, "
+            "and not a multiple of inbox_every (those cycles read the inbox): 5 is the default."
         )
     if reddit_config.inbox_every < 0 or reddit_config.inbox_every == 1:
         problems.append(

@@ -18,7 +18,9 @@ One cycle::
                are rolled in secret (ledger rows marked private) and answered by
                private reply; anyone else's tags get a polite refusal. Then the inbox
                is marked read (comment replies and mentions too: listings cover those)
-    edits      a known post whose ``edited`` is set is refereed again; the pipeline
+    edits      every ``edits_every``-th cycle, instead of a listing, one request re-reads
+               the newest refereed posts (listings show only the newest edits);
+               a known post whose ``edited`` is set is refereed again; the pipeline
                adds its note once, and the worker edits its reply
     deliver    each pending reply, oldest first (a private message's reply too)
     roster     when anything was refereed: render the roster wiki page and edit it if
@@ -46,6 +48,7 @@ seen to replied with ``grep post=t1_abc``.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import signal
 import threading
@@ -73,6 +76,8 @@ MAX_ATTEMPTS = 8
 MAX_BACKOFF = 900.0
 # The most threads read one by one to fill a gap deeper than a listing reaches.
 BACKFILL_THREADS = 50
+# Refereed posts re-read for edits in one sweep: one api/info request takes 100.
+EDIT_SWEEP = 100
 WORKER_TABLE = "worker"
 # A private message with tags from someone who is not a GM gets this, once.
 PRIVATE_REFUSAL = (
@@ -214,16 +219,16 @@ class Worker:
             try:
                 self._settle(report)
                 self._refresh_moderators()
-                # The inbox takes a cycle's turn instead of adding a request to it, so an
-                # idle cycle always costs one request (the first cycle reads everything).
-                every = self.config.inbox_every
-                inbox_turn = bool(every) and not full and number % every == 0
-                if not inbox_turn:
-                    # Listings alternate over the cycles that read a listing.
-                    listing_turn = number - (number // every if every else 0)
-                    self._read(listing_turn, full, report)
-                if every and (full or inbox_turn):
+                # The inbox and the edit sweep take a cycle's turn instead of adding a
+                # request to it, so an idle cycle costs one request; the first cycle reads
+                # every listing and the inbox.
+                turn = "listing" if full else self._turn(number)
+                if turn == "listing":
+                    self._read(self._listing_turn(number), full, report)
+                if self.config.inbox_every and (full or turn == "inbox"):
                     self._read_inbox(report)
+                if turn == "edits":
+                    self._sweep_edits(report)
                 self._deliver(report)
                 self._edit(report)
                 self._publish_roster(report)
@@ -550,6 +555,49 @@ class Worker:
         report.messages += 1
         self._set(message.fullname, record, {"state": Delivery.PENDING.value, "attempts": 0})
         log.info("event=refereed post=%s private=true refused=%s", message.fullname, not gm)
+
+    def _turn(self, number: int) -> str:
+        """What cycle ``number``'s one request reads: "inbox", "edits" or a "listing"."""
+        inbox, edits = self.config.inbox_every, self.config.edits_every
+        if inbox and number % inbox == 0:
+            return "inbox"
+        if edits and number % edits == 0:
+            return "edits"
+        return "listing"
+
+    def _listing_turn(self, number: int) -> int:
+        """How many of cycles 1..``number`` read a listing: the new/comments alternation."""
+        inbox, edits = self.config.inbox_every, self.config.edits_every
+        taken = number // inbox if inbox else 0
+        if edits:  # edit turns, less those the inbox already took
+            taken += number // edits - (number // math.lcm(inbox, edits) if inbox else 0)
+        return number - taken
+
+    def _sweep_edits(self, report: CycleReport) -> None:
+        """Re-read the newest refereed posts (one request) and note any whose tags changed.
+
+        Listings show an edit only while the post is among the newest; this reaches back
+        over the last ``EDIT_SWEEP`` refereed posts whatever their age.
+        """
+        report.sources.append("edits")
+        recent: list[str] = []
+        for fullname in reversed(list(self.posts.keys())):
+            record = self.posts.get(fullname) or {}
+            if fullname.startswith(("t1_", "t3_")) and not record.get("edited_note"):
+                recent.append(fullname)
+            if len(recent) == EDIT_SWEEP:
+                break
+        if not recent:
+            return
+        try:
+            posts = self._call(self.forum.info, recent)
+        except ForumError as error:
+            if error.failure in (Failure.FORBIDDEN, Failure.NOT_FOUND):
+                log.warning("event=edit_sweep_unreadable failure=%s", error.failure.value)
+                return
+            raise _Stop(error) from error
+        for post in posts:
+            self._check_edit(post)
 
     def _check_edit(self, post: Post) -> None:
         if post.edited is None or post.fullname not in self.posts:

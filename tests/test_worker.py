@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from referee.campaign import load_config
+from referee.errors import ConfigError
 from referee.pipeline import EDITED_NOTE
 from referee.testing import make_campaign
 from referee.testing.reddit_server import FakeReddit, Fault
@@ -81,7 +83,7 @@ def test_idle_cycle_costs_one_request_for_all_subreddits_and_the_inbox(
     every inbox_every-th cycle the unread inbox in its place."""
     for name in ("b", "c"):
         server.add_subreddit(name)
-    harness = live(f"inbox_every = {inbox_every}\n")
+    harness = live(f"inbox_every = {inbox_every}\nedits_every = 0\n")
     harness.worker.subreddits = (SUB, "b", "c")
     harness.worker.cycle()
     costs = []
@@ -97,22 +99,24 @@ def test_idle_cycle_costs_one_request_for_all_subreddits_and_the_inbox(
 
 def test_cycles_alternate_comments_and_new_submissions(server: FakeReddit, live) -> None:
     """After the first (full) cycle, cycles alternate r/…/comments and r/…/new."""
-    harness = live("inbox_every = 0\n")
+    harness = live("inbox_every = 0\nedits_every = 0\n")
     kinds = [harness.worker.cycle().sources for _ in range(5)]
     assert [["new", "comments"], ["comments"], ["new"], ["comments"], ["new"]] == kinds
 
 
 def test_the_inbox_takes_every_third_cycles_turn(server: FakeReddit, live) -> None:
-    """By default every third cycle reads the inbox in place of a listing."""
+    """By default every third cycle reads the inbox and every fifth sweeps for edits,
+    each in place of a listing; the listings still alternate."""
     harness = live()
-    kinds = [harness.worker.cycle().sources for _ in range(7)]
+    kinds = [harness.worker.cycle().sources for _ in range(8)]
     expected = [
         ["new", "comments", "inbox"],
         ["comments"],
         ["inbox"],
         ["new"],
-        ["comments"],
+        ["edits"],
         ["inbox"],
+        ["comments"],
         ["new"],
     ]
     assert expected == kinds
@@ -352,6 +356,44 @@ def test_edited_tags_add_the_note_to_the_reply_once(server: FakeReddit, live) ->
         server.count("POST", "/api/editusertext"),
         len(harness.campaign.store.ledger),
     )
+
+
+def test_an_edit_older_than_the_listing_reaches_is_found_by_the_sweep(
+    server: FakeReddit, live
+) -> None:
+    """An edited post no longer among the newest comments still gets the note, through
+    the edit sweep's one api/info request, on the sweep's own turn."""
+    harness = live("edits_every = 5\n", page_size=2)
+    (old,) = _tagged(server, 1)
+    harness.run_until_settled()
+    later = _tagged(server, 3)  # three newer comments push `old` off the 2-comment page
+    harness.run_until_settled()
+    (reply,) = server.replies_to(old)
+    server.clock.advance(10)
+    server.edit(old, "I try [[roll 1d100]] instead")
+    sweeps_before = server.count("GET", "/api/info")
+    for _ in range(12):  # every fifth cycle sweeps, unless the inbox has that turn
+        harness.worker.cycle()
+        server.clock.advance(POLL)
+        if server.count("GET", "/api/info") > sweeps_before:
+            break
+    body = server.thing(reply["name"])["body"]
+    assert (True, True, 1) == (
+        EDITED_NOTE in body,
+        server.count("GET", "/api/info") > sweeps_before,
+        server.count("POST", "/api/editusertext"),
+    )
+    assert [1, 1, 1] == [len(server.replies_to(post)) for post in later]
+
+
+@pytest.mark.parametrize("setting", ["edits_every = 1", "edits_every = -2", "edits_every = 6"])
+def test_config_refuses_an_edit_sweep_that_cannot_run(tmp_path: Path, setting: str) -> None:
+    """edits_every is 0 or 2+, and not a multiple of inbox_every (3), whose turn it would lose."""
+    path = tmp_path / "config.toml"
+    path.write_text(f"[reddit]\n{setting}\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert "edits_every" in error.value.message
 
 
 def test_an_edit_without_tag_changes_leaves_the_reply(server: FakeReddit, live) -> None:

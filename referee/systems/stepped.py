@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from fractions import Fraction
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from referee.dice import DiceSource
 from referee.errors import ConfigError, RuleViolation, UnknownName, UserError
@@ -1203,6 +1203,54 @@ def _wins(attack: TraitRoll, defence: TraitRoll, rulings: Rulings) -> bool:
     return a > d or (a == d and rulings.ties == Ties.ATTACKER)
 
 
+PlanT = TypeVar("PlanT")
+RollT = TypeVar("RollT")
+
+
+@dataclass(frozen=True)
+class Exchange(Generic[RollT]):
+    """The dice of one attack, whatever rolls them (characters here, crafts in vehicles)."""
+
+    hit_roll: RollT | None  # None: an automatic hit
+    defence_roll: RollT | None
+    damage_roll: RollT | None  # None: the attack missed
+    soak_roll: RollT | None
+    hit: bool
+    wounded: bool
+
+
+def automatic_hit(kind: AttackKind, aware: bool, rulings: Rulings) -> bool:
+    """An unaware target is hit without a roll: at range always, in melee by option."""
+    return not aware and (kind == AttackKind.RANGED or rulings.melee_unaware_auto_hit)
+
+
+def exchange(
+    plans: tuple[PlanT, PlanT, PlanT, PlanT],
+    roll: Callable[[PlanT], RollT],
+    wins: Callable[[RollT, RollT], bool],
+    automatic: bool,
+) -> Exchange[RollT]:
+    """Roll an attack's (hit, defence, damage, soak) plans in that fixed order.
+
+    Hit and defence are skipped for an automatic hit; damage and soak for a miss.
+    """
+    hit_plan, defence_plan, damage_plan, soak_plan = plans
+    hit_roll = defence_roll = None
+    if automatic:
+        hit = True
+    else:
+        hit_roll = roll(hit_plan)
+        defence_roll = roll(defence_plan)
+        hit = wins(hit_roll, defence_roll)
+    if not hit:
+        return Exchange(hit_roll, defence_roll, None, None, False, False)
+    damage_roll = roll(damage_plan)
+    soak_roll = roll(soak_plan)
+    return Exchange(
+        hit_roll, defence_roll, damage_roll, soak_roll, True, wins(damage_roll, soak_roll)
+    )
+
+
 # ---------------------------------------------------------------------------
 # Initiative
 
@@ -1419,7 +1467,7 @@ def attack(
     damage_plan = _damage_plan(kind, attacker, chosen, rules)
     soak_plan = _plan_trait(target, SOAK_STATS, rules, soak_modifiers)
 
-    automatic = not aware and (kind == AttackKind.RANGED or rulings.melee_unaware_auto_hit)
+    automatic = automatic_hit(kind, aware, rulings)
     chance_to_hit = (
         Fraction(1)
         if automatic
@@ -1427,21 +1475,13 @@ def attack(
     )
     chance_to_wound = stepped_odds.wound_chance(damage_plan.spec(), soak_plan.spec(), rulings)
 
-    hit_roll = defence_roll = damage_roll = soak_roll = None
-    if automatic:
-        hit = True
-    else:
-        hit_roll = _execute(hit_plan, rulings, dice)
-        defence_roll = _execute(defence_plan, rulings, dice)
-        hit = _wins(hit_roll, defence_roll, rulings)
-    wounded = False
-    after = target
-    if hit:
-        damage_roll = _execute(damage_plan, rulings, dice)
-        soak_roll = _execute(soak_plan, rulings, dice)
-        wounded = _wins(damage_roll, soak_roll, rulings)
-        if wounded:
-            after = apply_wounds(target, 1, rules, subdue=subdue)
+    rolls = exchange(
+        (hit_plan, defence_plan, damage_plan, soak_plan),
+        lambda plan: _execute(plan, rulings, dice),
+        lambda a, d: _wins(a, d, rulings),
+        automatic,
+    )
+    after = apply_wounds(target, 1, rules, subdue=subdue) if rolls.wounded else target
     return AttackResult(
         kind,
         attacker.name,
@@ -1450,12 +1490,12 @@ def attack(
         Location(location),
         subdue,
         automatic,
-        hit_roll,
-        defence_roll,
-        hit,
-        damage_roll,
-        soak_roll,
-        wounded,
+        rolls.hit_roll,
+        rolls.defence_roll,
+        rolls.hit,
+        rolls.damage_roll,
+        rolls.soak_roll,
+        rolls.wounded,
         target,
         after,
         chance_to_hit,

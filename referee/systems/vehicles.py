@@ -1076,7 +1076,7 @@ def attack(
             ordinal(ScaleRoll.ARMOUR),
         )
 
-    automatic = not aware and (kind == AttackKind.RANGED or rulings.melee_unaware_auto_hit)
+    automatic = stepped.automatic_hit(kind, aware, rulings)
     hit_chance = (
         Fraction(1)
         if automatic
@@ -1084,24 +1084,18 @@ def attack(
     )
     wound_chance = vehicles_odds.contest_chance(damage_plan.spec(), armour_plan.spec(), rulings)
 
-    hit_roll = defence_roll = damage_roll = armour_roll = None
-    if automatic:
-        hit = True
-    else:
-        hit_roll = _roll(hit_plan, rulings, dice)
-        defence_roll = _roll(defence_plan, rulings, dice)
-        hit = _wins(hit_roll, defence_roll, rulings)
-    wounded = False
+    rolls = stepped.exchange(
+        (hit_plan, defence_plan, damage_plan, armour_plan),
+        lambda plan: _roll(plan, rulings, dice),
+        lambda a, d: _wins(a, d, rulings),
+        automatic,
+    )
     after: Combatant = target
-    if hit:
-        damage_roll = _roll(damage_plan, rulings, dice)
-        armour_roll = _roll(armour_plan, rulings, dice)
-        wounded = _wins(damage_roll, armour_roll, rulings)
-        if wounded:
-            if isinstance(target, Crewed):
-                after = replace(target, vehicle=damage(target.vehicle, 1, rules))
-            else:
-                after = stepped.apply_wounds(target, 1, rules)
+    if rolls.wounded:
+        if isinstance(target, Crewed):
+            after = replace(target, vehicle=damage(target.vehicle, 1, rules))
+        else:
+            after = stepped.apply_wounds(target, 1, rules)
     return AttackResult(
         kind,
         attacker.name,
@@ -1111,12 +1105,12 @@ def attack(
         weapon_name,
         location,
         automatic,
-        hit_roll,
-        defence_roll,
-        hit,
-        damage_roll,
-        armour_roll,
-        wounded,
+        rolls.hit_roll,
+        rolls.defence_roll,
+        rolls.hit,
+        rolls.damage_roll,
+        rolls.soak_roll,
+        rolls.wounded,
         target,
         after,
         hit_chance,

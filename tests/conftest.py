@@ -1,12 +1,14 @@
-"""Shared fixtures: campaigns on disk that are always closed after the test."""
+"""Shared fixtures: campaigns on disk and live worker harnesses, always closed after the test."""
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from referee.campaign import Campaign
 from referee.testing import make_campaign
+from referee.testing.worker import Live
 
 
 @pytest.fixture
@@ -22,3 +24,18 @@ def open_campaign(tmp_path: Path) -> Iterator:
     yield factory
     for campaign in opened:
         campaign.close()
+
+
+@pytest.fixture
+def live(server, tmp_path: Path) -> Iterator[Any]:
+    """Make Live worker harnesses on the test module's ``server``; close them after the test."""
+    made: list[Live] = []
+
+    def factory(reddit: str = "", **options: Any) -> Live:
+        harness = Live(server, tmp_path / f"campaign{len(made)}", reddit, **options)
+        made.append(harness)
+        return harness
+
+    yield factory
+    for harness in made:
+        harness.close()

@@ -10,7 +10,6 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,7 +18,7 @@ from referee.errors import ConfigError
 from referee.pipeline import EDITED_NOTE
 from referee.testing import make_campaign
 from referee.testing.reddit_server import FakeReddit, Fault
-from referee.testing.worker import POLL, SUB, Live, fake_reddit, reddit_section, worker_env
+from referee.testing.worker import POLL, SUB, fake_reddit, reddit_section, worker_env
 from referee.worker import thread_fullname
 
 
@@ -28,21 +27,6 @@ def server() -> Iterator[FakeReddit]:
     """A running FakeReddit with one subreddit; PRAW's sleeps are recorded, not slept."""
     with fake_reddit() as fake:
         yield fake
-
-
-@pytest.fixture
-def live(server: FakeReddit, tmp_path: Path) -> Iterator[Any]:
-    """Make Live harnesses on the server; close them after the test."""
-    made: list[Live] = []
-
-    def factory(reddit: str = "", **worker: Any) -> Live:
-        harness = Live(server, tmp_path / f"campaign{len(made)}", reddit, **worker)
-        made.append(harness)
-        return harness
-
-    yield factory
-    for harness in made:
-        harness.close()
 
 
 def _tagged(server: FakeReddit, count: int, parent: str | None = None) -> list[str]:

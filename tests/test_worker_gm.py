@@ -20,7 +20,6 @@ from referee.testing.worker import (
     POLL,
     SECRET,
     SUB,
-    Live,
     bot_messages,
     fake_reddit,
     reddit_section,
@@ -51,21 +50,6 @@ def server() -> Iterator[FakeReddit]:
         for user in ("orla_player", "bob"):
             fake.add_user(user)
         yield fake
-
-
-@pytest.fixture
-def live(server: FakeReddit, tmp_path: Path) -> Iterator[Any]:
-    """Make Live harnesses on the server; close them after the test."""
-    made: list[Live] = []
-
-    def factory(reddit: str = "", **options: Any) -> Live:
-        harness = Live(server, tmp_path / f"campaign{len(made)}", reddit, **options)
-        made.append(harness)
-        return harness
-
-    yield factory
-    for harness in made:
-        harness.close()
 
 
 def _application(server: FakeReddit) -> tuple[str, str]:

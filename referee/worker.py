@@ -719,10 +719,12 @@ class Worker:
             # It may have landed: stay "sending"; the next cycle looks before posting.
             log.warning("event=reply_uncertain post=%s reason=%r", fullname, error.message)
             raise _Stop(error)
-        if failure in (Failure.UNDELIVERABLE, Failure.REJECTED, Failure.FORBIDDEN):
-            self._undeliverable(fullname, record, delivery, error.message, report)
-            return
-        if failure is Failure.NOT_FOUND:
+        if failure in (
+            Failure.UNDELIVERABLE,
+            Failure.REJECTED,
+            Failure.FORBIDDEN,
+            Failure.NOT_FOUND,
+        ):
             self._undeliverable(fullname, record, delivery, error.message, report)
             return
         # Nothing was posted: RATELIMIT, 429, 5xx or a failed read before the POST.

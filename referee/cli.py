@@ -18,16 +18,16 @@ from tqdm import tqdm
 from .batch import batch_markdown, load_thread, run_batch
 from .campaign import Campaign, find_config, load_config, load_secret
 from .dice import SeededDice, SystemDice, commitment
-from .errors import ConfigError, OperatorError, TagError, UserError
+from .errors import ConfigError, OperatorError, UserError
 from .forum import Post
 from .ledger import verify
-from .pipeline import Outcome, Referee
+from .pipeline import Outcome, Referee, verdict_for
 from .render import Renderer
-from .resolve import Context, Roster, handler_for
+from .resolve import Context, Roster
 from .sheets import parse_sheet, sheet_block
 from .systems import stepped
-from .tags import ParseContext, Tag, parse_tag
-from .verdicts import Reply, Verdict
+from .tags import ParseContext, Tag
+from .verdicts import Reply
 
 EXIT_OK, EXIT_TAG_ERRORS, EXIT_USAGE = 0, 1, 2
 SHELL_GM = "gm (shell)"  # the author of tags tried from the shell
@@ -164,22 +164,7 @@ def _try_tag(campaign: Campaign, args: argparse.Namespace) -> int:
         npc_templates=campaign.npc_templates,
     )
     dice = SeededDice(args.seed) if args.seed is not None else SystemDice()
-    tag = Tag(0, text)
-    try:
-        request = parse_tag(text, ParseContext(roster.known_names))
-        resolution = handler_for(request)(request, context, dice)
-        verdict = Verdict(
-            tag,
-            "shell-1",
-            resolution.kind,
-            resolution.result,
-            resolution.chance,
-            resolution.changes,
-        )
-    except TagError as error:
-        verdict = Verdict(tag, "shell-1", "problem", problem=error.message, usage=error.usage)
-    except UserError as error:
-        verdict = Verdict(tag, "shell-1", "problem", problem=error.message)
+    verdict = verdict_for(Tag(0, text), "shell-1", context, ParseContext(roster.known_names), dice)
     renderer = Renderer(campaign.config.templates_dir, campaign.config.name)
     sys.stdout.write(renderer.render(Reply(post.fullname, post.author, (verdict,))))
     return EXIT_TAG_ERRORS if verdict.failed else EXIT_OK

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .campaign import Campaign
-from .dice import HmacDice, RecordingDice
+from .dice import DiceSource, HmacDice, RecordingDice
 from .errors import TagError, UserError
 from .forum import Post
 from .ledger import GENESIS, make_row, roll_id
@@ -216,27 +216,9 @@ class Referee:
     def _resolve(
         self, post: Post, tag: Tag, context: Context, parse_context: ParseContext
     ) -> Verdict:
-        rid = roll_id(post.fullname, tag.index)
-        dice = RecordingDice(HmacDice(self.campaign.secret.value, post.fullname, tag.index))  # type: ignore[union-attr]
-        try:
-            request = parse_tag(tag.text, parse_context)
-            resolution = handler_for(request)(request, context, dice)
-        except TagError as error:
-            return Verdict(tag, rid, "problem", problem=error.message, usage=error.usage)
-        except UserError as error:
-            return Verdict(tag, rid, "problem", problem=error.message)
-        except Exception:  # a bug must cost one tag, never the whole post or batch
-            log.exception("internal error on post=%s tag=%d %r", post.fullname, tag.index, tag.text)
-            return Verdict(tag, rid, "problem", problem=INTERNAL_PROBLEM)
-        return Verdict(
-            tag,
-            rid,
-            resolution.kind,
-            resolution.result,
-            resolution.chance,
-            resolution.changes,
-            tuple(dice.draws),
-        )
+        secret = self.campaign.secret.value  # type: ignore[union-attr]
+        dice = HmacDice(secret, post.fullname, tag.index)
+        return verdict_for(tag, roll_id(post.fullname, tag.index), context, parse_context, dice)
 
     def record_action(self, post: Post, kind: str, outcome: dict[str, Any]) -> str:
         """Put a GM's action that no tag made (a shell command) into the ledger; its roll id."""
@@ -282,6 +264,37 @@ class Referee:
                 self._previous_hash = row["hash"]
                 added += 1
         return added
+
+
+def verdict_for(
+    tag: Tag, rid: str, context: Context, parse_context: ParseContext, dice: DiceSource
+) -> Verdict:
+    """Parse and resolve one tag; whatever a player got wrong becomes a problem verdict.
+
+    Every die drawn is kept on the verdict, for the ledger.
+    """
+    recorder = RecordingDice(dice)
+    try:
+        request = parse_tag(tag.text, parse_context)
+        resolution = handler_for(request)(request, context, recorder)
+    except TagError as error:
+        return Verdict(tag, rid, "problem", problem=error.message, usage=error.usage)
+    except UserError as error:
+        return Verdict(tag, rid, "problem", problem=error.message)
+    except Exception:  # a bug must cost one tag, never the whole post or batch
+        log.exception(
+            "internal error on post=%s tag=%d %r", context.post.fullname, tag.index, tag.text
+        )
+        return Verdict(tag, rid, "problem", problem=INTERNAL_PROBLEM)
+    return Verdict(
+        tag,
+        rid,
+        resolution.kind,
+        resolution.result,
+        resolution.chance,
+        resolution.changes,
+        tuple(recorder.draws),
+    )
 
 
 def outcome_summary(verdict: Verdict) -> dict[str, Any]:

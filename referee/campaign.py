@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -324,16 +324,23 @@ def character_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def store_entry(
+    name: str, owner: str | None, approved: bool, sheet: dict[str, Any]
+) -> dict[str, Any]:
+    """A character or craft as the store keeps it: the campaign's facts beside the sheet."""
+    return {
+        "name": name,
+        "owner": owner,  # the Reddit user who plays it; None for the GM's
+        "approved": approved,  # only approved characters and crafts may act
+        "sheet": sheet,
+    }
+
+
 def character_entry(
     character: stepped.Character, owner: str | None, approved: bool
 ) -> dict[str, Any]:
-    """A character as the store keeps it: the campaign's facts beside the rules' sheet."""
-    return {
-        "name": character.name,
-        "owner": owner,  # the Reddit user who plays it; None for the GM's characters
-        "approved": approved,  # only approved characters may act
-        "sheet": stepped.character_to_record(character),
-    }
+    """A character as the store keeps it."""
+    return store_entry(character.name, owner, approved, stepped.character_to_record(character))
 
 
 class Campaign:
@@ -362,30 +369,76 @@ class Campaign:
         return cls(config, load_secret(config) if need_secret else None)
 
     def _seed_sheets(self) -> None:
-        # A new store starts from the approved sheets shipped in the data folder.
-        table = self.store.table("characters")
-        sheets = self.config.data_dir / SHEETS_NAME
-        if len(table) or not sheets.is_file():
+        # A new store starts from the approved sheets shipped in the data folder. A GM's
+        # NPCs need not keep to the players' budget; player characters must.
+        self._seed(
+            "characters",
+            SHEETS_NAME,
+            "character",
+            stepped.character_from_record,
+            stepped.character_to_record,
+            lambda character, record: (
+                stepped.validate_character(character, self.rules)
+                if record.get("kind", "pc") == "pc"
+                else []
+            ),
+        )
+
+    def _seed_vehicles(self) -> None:
+        characters = self.store.table("characters")
+
+        def check(vehicle: vehicles.Vehicle, record: Mapping[str, Any]) -> list[str]:
+            issues = vehicles.validate_vehicle(vehicle)
+            if vehicle.pilot is not None and character_key(vehicle.pilot) not in characters:
+                issues.append(f"The pilot {vehicle.pilot} is not a character of this campaign.")
+            return issues
+
+        self._seed(
+            "vehicles",
+            VEHICLES_NAME,
+            "vehicle",
+            vehicles.vehicle_from_record,
+            vehicles.vehicle_to_record,
+            check,
+        )
+
+    def _seed(
+        self,
+        table_name: str,
+        file_name: str,
+        section: str,
+        read: Callable[[Mapping[str, Any]], Any],
+        write: Callable[[Any], dict[str, Any]],
+        check: Callable[[Any, Mapping[str, Any]], list[str]],
+    ) -> None:
+        """Fill an empty store table from data_dir/``file_name``'s ``[[section]]`` sheets.
+
+        Every sheet the rules refuse is reported at once; after seeding, the store is
+        the truth (wounds, approvals) and the file is not read again.
+        """
+        table = self.store.table(table_name)
+        path = self.config.data_dir / file_name
+        if len(table) or not path.is_file():
             return
+        records = _read_toml(path).get(section, [])
+        if not isinstance(records, list):
+            raise ConfigError(f"{path}: write each sheet as a [[{section}]] table.")
         problems: list[str] = []
-        for record in load_sheets(sheets):
+        for record in records:
             try:
-                character = stepped.character_from_record(
-                    {k: v for k, v in record.items() if k not in ("owner", "approved")}
-                )
+                sheet = read({k: v for k, v in record.items() if k not in ("owner", "approved")})
             except UserError as error:
                 problems.append(f"{record.get('name', '?')}: {error.message}")
                 continue
-            issues = stepped.validate_character(character, self.rules)
-            if issues and record.get("kind", "pc") == "pc":
-                problems.append(f"{character.name}: " + " ".join(issues))
+            issues = check(sheet, record)
+            if issues:
+                problems.append(f"{sheet.name}: " + " ".join(issues))
                 continue
-            table.put(
-                character_key(character.name),
-                character_entry(character, record.get("owner"), bool(record.get("approved", True))),
-            )
+            approved = bool(record.get("approved", True))
+            entry = store_entry(sheet.name, record.get("owner"), approved, write(sheet))
+            table.put(character_key(sheet.name), entry)
         if problems:
-            raise ConfigError(f"{sheets} has sheets the rules refuse:\n- " + "\n- ".join(problems))
+            raise ConfigError(f"{path} has sheets the rules refuse:\n- " + "\n- ".join(problems))
         self.store.flush()
 
     @property
@@ -400,44 +453,6 @@ class Campaign:
                     raise ConfigError(f"{path} is not valid TOML: {error}.") from error
                 return {name.casefold(): dict(fields) for name, fields in document.items()}
         return {}
-
-    def _seed_vehicles(self) -> None:
-        # A new store's "vehicles" table starts from data_dir/vehicles.toml's [[vehicle]]s.
-        table = self.store.table("vehicles")
-        path = self.config.data_dir / VEHICLES_NAME
-        if len(table) or not path.is_file():
-            return
-        records = _read_toml(path).get("vehicle", [])
-        if not isinstance(records, list):
-            raise ConfigError(f"{path}: write each sheet as a [[vehicle]] table.")
-        characters = self.store.table("characters")
-        problems: list[str] = []
-        for record in records:
-            try:
-                vehicle = vehicles.vehicle_from_record(
-                    {k: v for k, v in record.items() if k not in ("owner", "approved")}
-                )
-            except UserError as error:
-                problems.append(f"{record.get('name', '?')}: {error.message}")
-                continue
-            issues = vehicles.validate_vehicle(vehicle)
-            if vehicle.pilot is not None and character_key(vehicle.pilot) not in characters:
-                issues.append(f"The pilot {vehicle.pilot} is not a character of this campaign.")
-            if issues:
-                problems.append(f"{vehicle.name}: " + " ".join(issues))
-                continue
-            table.put(
-                character_key(vehicle.name),
-                {
-                    "name": vehicle.name,
-                    "owner": record.get("owner"),  # the Reddit user who commands it; None: the GM
-                    "approved": bool(record.get("approved", True)),
-                    "sheet": vehicles.vehicle_to_record(vehicle),
-                },
-            )
-        if problems:
-            raise ConfigError(f"{path} has sheets the rules refuse:\n- " + "\n- ".join(problems))
-        self.store.flush()
 
     @property
     def published_commitment(self) -> str:

@@ -6,7 +6,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..campaign import Campaign, Secret, character_entry, character_key, load_config
+from ..campaign import (
+    Campaign,
+    Secret,
+    character_entry,
+    character_key,
+    load_config,
+    store_entry,
+)
 from ..render import PACKAGE_TEMPLATES
 from ..systems import stepped, vehicles
 
@@ -78,15 +85,11 @@ def make_campaign(
     for record in crafts:
         fields = {k: v for k, v in record.items() if k not in ("owner", "approved")}
         craft = vehicles.vehicle_from_record(fields)
-        campaign.store.table("vehicles").put(
-            character_key(craft.name),
-            {
-                "name": craft.name,
-                "owner": record.get("owner"),
-                "approved": bool(record.get("approved", True)),
-                "sheet": vehicles.vehicle_to_record(craft),
-            },
+        approved = bool(record.get("approved", True))
+        entry = store_entry(
+            craft.name, record.get("owner"), approved, vehicles.vehicle_to_record(craft)
         )
+        campaign.store.table("vehicles").put(character_key(craft.name), entry)
     campaign.store.flush()
     return campaign
 

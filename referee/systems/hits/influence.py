@@ -7,10 +7,10 @@ and for becoming a Legend (:func:`become_legend`). Spends are recorded in the ch
 (:class:`.scene.SpendRecord`) because each distinct way earns XP at the chapter's end.
 
 >>> from referee.dice import FixedDice
->>> from .rolls import PoolSpec, roll_test
+>>> from .rolls import PoolSpec, roll_level
 >>> from .sheet import Attribute, new_character
 >>> kara = replace(new_character("Kara", Attribute.BODY, Attribute.MIND), influence=1)
->>> first = roll_test(PoolSpec(4), 1, FixedDice([3, 3, 2, 1]))
+>>> first = roll_level(PoolSpec(4), 1, FixedDice([3, 3, 2, 1]))
 >>> redone = all_in(CampaignClock(), kara, first, FixedDice([4, 5, 1, 1]))
 >>> redone.test.outcome.value, redone.character.influence, redone.clock.chapter.spends[0].way.value
 ('partial', 0, 'all_in')
@@ -24,7 +24,7 @@ from referee.dice import DiceSource
 from referee.errors import RuleViolation
 
 from .changes import Change, diff
-from .rolls import TestRoll, redo_test
+from .rolls import LevelRoll, redo_level
 from .rulings import DEFAULT_RULINGS, Rulings
 from .scene import CampaignClock, Mode, Spend, SpendRecord, record_spend
 from .sheet import MAX_COUNTER, Character, Standing
@@ -39,7 +39,7 @@ class SpendResult:
     character: Character
     clock: CampaignClock
     changes: tuple[Change, ...]
-    test: TestRoll | None = None  # All in: the redone roll, which now stands
+    test: LevelRoll | None = None  # All in: the redone roll, which now stands
 
 
 def duel_cost(mode: Mode, tension: int) -> int:
@@ -97,7 +97,7 @@ def refund(clock: CampaignClock, character: Character, record: SpendRecord) -> S
 def all_in(
     clock: CampaignClock,
     character: Character,
-    previous: TestRoll,
+    previous: LevelRoll,
     dice: DiceSource,
     rulings: Rulings = DEFAULT_RULINGS,
 ) -> SpendResult:
@@ -109,7 +109,7 @@ def all_in(
     if previous.roll.redo:
         raise RuleViolation("That roll was already redone with All in; a roll is redone once.")
     paid = spend(clock, character, Spend.ALL_IN, COSTS[Spend.ALL_IN])
-    test = redo_test(previous, dice, rulings)
+    test = redo_level(previous, dice, rulings)
     return replace(paid, test=test)
 
 

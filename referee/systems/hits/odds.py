@@ -14,12 +14,14 @@ Opposed rolls (and duels) compare two unbounded counts; their chances are **exac
 sums to a bounded depth** K: every term with all counts below K is summed exactly, and
 :attr:`OpposedOdds.truncated` states the mass left out, at most Σᵢ P(roller i scores ≥ K),
 which K is chosen to bring under ``precision`` (default 10⁻¹²). Ties rerolled (R-43) are
-solved exactly over the tied subsets, for up to :data:`MAX_EXACT_ROLLERS` rollers.
+solved exactly over the tied subsets, for up to :data:`MAX_EXACT_ROLLERS` rollers throwing
+:data:`MAX_EXACT_DICE` dice together; past that :func:`opposed_odds` answers None (the
+verdict then shows no chance) rather than stall the worker.
 
 >>> from referee.systems.hits.rolls import PoolSpec
 >>> [str(p) for p in hits_distribution(PoolSpec(1), 3)], str(at_least(PoolSpec(1), 3))
 (['1/2', '5/12', '5/72'], '1/72')
->>> {o.value: str(p) for o, p in test_odds(PoolSpec(4), level=1).items()}
+>>> {o.value: str(p) for o, p in level_odds(PoolSpec(4), level=1).items()}
 {'fail': '13/48', 'partial': '115/216', 'success': '85/432'}
 """
 
@@ -32,13 +34,16 @@ from functools import cache, lru_cache
 from itertools import combinations
 from math import comb, prod
 
+from referee.errors import RuleViolation
 from referee.limits import DEFAULT_LIMITS
 
 from .rolls import (
+    MAX_PARTICIPANTS,
     SIDES,
     Outcome,
     PoolSpec,
     QuickSpec,
+    check_level,
     judge,
     pool_shape,
     quick_dice,
@@ -46,7 +51,8 @@ from .rolls import (
 )
 from .rulings import DEFAULT_RULINGS, GroupLevel, GroupTies, Rulings
 
-MAX_EXACT_ROLLERS = 6  # subsets of tied rollers grow as 2ⁿ; larger opposed rolls get no odds
+MAX_EXACT_ROLLERS = 5  # subsets of tied rollers grow as 2ⁿ; larger opposed rolls get no odds
+MAX_EXACT_DICE = 200  # dice of all rollers together; past it the sums take seconds: no odds
 DEFAULT_PRECISION = Fraction(1, 10**12)
 
 
@@ -118,12 +124,12 @@ def _table(below_partial: Fraction, below_success: Fraction) -> dict[Outcome, Fr
     }
 
 
-def test_odds(
+def level_odds(
     spec: PoolSpec, level: int, rulings: Rulings = DEFAULT_RULINGS
 ) -> dict[Outcome, Fraction]:
     """Exact chances of fail, partial and success on the Level table.
 
-    >>> {o.value: str(p) for o, p in test_odds(PoolSpec(4, advantage=1), level=1).items()}
+    >>> {o.value: str(p) for o, p in level_odds(PoolSpec(4, advantage=1), level=1).items()}
     {'fail': '23/243', 'partial': '1135/2187', 'success': '845/2187'}
     """
     needed = thresholds(level)
@@ -151,7 +157,11 @@ def group_odds(
     Members are (pool, Level) in roll order. Every count at or past the highest success
     threshold is a success whoever rolled it, so the sums below it are finite and exact.
     """
+    if not 1 <= len(members) <= MAX_PARTICIPANTS:
+        raise RuleViolation(f"A group roll takes 1 to {MAX_PARTICIPANTS} rollers.")
     levels = [level for _, level in members]
+    for level in levels:
+        check_level(level)
     if rulings.group_level == GroupLevel.HIGHEST:
         level = max(levels)
         needed = thresholds(level)
@@ -195,7 +205,7 @@ def opposed_odds(
     rulings: Rulings = DEFAULT_RULINGS,
     precision: Fraction = DEFAULT_PRECISION,
 ) -> OpposedOdds | None:
-    """Chances of each roller in an opposed roll; None past :data:`MAX_EXACT_ROLLERS`.
+    """Chances of each roller in an opposed roll; None past the exact sums' bounds.
 
     >>> odds = opposed_odds([PoolSpec(4), PoolSpec(3)])
     >>> [round(float(p), 4) for p in (odds.first_round[0], odds.first_round_tie, odds.wins[0])]
@@ -206,6 +216,8 @@ def opposed_odds(
     if not 2 <= len(specs) <= MAX_EXACT_ROLLERS:
         return None
     shapes = [_shape(spec, rulings) for spec in specs]
+    if sum(count for count, _ in shapes) > MAX_EXACT_DICE:
+        return None
     depth, dists = _deep_enough(shapes, precision)
     below = [_prefix(d) for d in dists]  # below[i][k] = P(i scores fewer than k), k ≤ depth
     truncated = sum((1 - b[depth] for b in below), Fraction(0))

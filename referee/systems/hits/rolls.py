@@ -100,7 +100,7 @@ class Thresholds:
 
 
 @dataclass(frozen=True)
-class TestRoll:
+class LevelRoll:
     """A roll judged by the Level table (unstructured play)."""
 
     roll: PoolRoll
@@ -257,13 +257,13 @@ def can_hit(
     return count > 0 and judge(CRIT_AT, modifier, rulings).hit
 
 
-def roll_test(
+def roll_level(
     spec: PoolSpec, level: int, dice: DiceSource, rulings: Rulings = DEFAULT_RULINGS
-) -> TestRoll:
+) -> LevelRoll:
     """An unstructured roll judged by the Level table."""
-    _check_level(level)
+    check_level(level)
     roll = roll_pool(spec, dice, rulings)
-    return TestRoll(roll, level, level_outcome(roll.hits, level))
+    return LevelRoll(roll, level, level_outcome(roll.hits, level))
 
 
 def redo_spec(spec: PoolSpec, rulings: Rulings = DEFAULT_RULINGS) -> PoolSpec:
@@ -278,10 +278,12 @@ def redo_pool(previous: PoolRoll, dice: DiceSource, rulings: Rulings = DEFAULT_R
     return replace(roll_pool(redo_spec(previous.spec, rulings), dice, rulings), redo=True)
 
 
-def redo_test(previous: TestRoll, dice: DiceSource, rulings: Rulings = DEFAULT_RULINGS) -> TestRoll:
+def redo_level(
+    previous: LevelRoll, dice: DiceSource, rulings: Rulings = DEFAULT_RULINGS
+) -> LevelRoll:
     """All in on an unstructured roll: redone and judged again at the same Level."""
     roll = redo_pool(previous.roll, dice, rulings)
-    return TestRoll(roll, previous.level, level_outcome(roll.hits, previous.level))
+    return LevelRoll(roll, previous.level, level_outcome(roll.hits, previous.level))
 
 
 def roll_opposed(
@@ -339,7 +341,7 @@ def roll_group(
     names = _check_names([name for name, _, _ in members], minimum=1)
     levels = tuple(level for _, _, level in members)
     for level in levels:
-        _check_level(level)
+        check_level(level)
     rolls = tuple(roll_pool(spec, dice, rulings) for _, spec, _ in members)
     best = max(r.hits for r in rolls)
     tied = [i for i, r in enumerate(rolls) if r.hits == best]
@@ -379,7 +381,8 @@ def roll_quick(spec: QuickSpec, dice: DiceSource, limits: Limits = DEFAULT_LIMIT
     return QuickRoll(spec, tuple(dice.roll(SIDES) for _ in range(quick_dice(spec, limits))))
 
 
-def _check_level(level: int) -> None:
+def check_level(level: int) -> None:
+    """RuleViolation unless ``level`` is a Level, 1 to 6."""
     if not 1 <= level <= 6:
         raise RuleViolation(f"A Level is from 1 to 6, not {level}.")
 

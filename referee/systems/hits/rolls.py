@@ -198,13 +198,10 @@ def pool_shape(
     >>> pool_shape(PoolSpec(4, advantage=1, disadvantage=3), Rulings(advantage="extra_dice"))
     (2, 0)
     """
-    problems = []
+    problems: list[str] = []
     if not 0 <= spec.dice <= limits.max_dice:
         problems.append(f"a pool holds 0 to {limits.max_dice} dice, not {spec.dice}")
-    for name in ("advantage", "disadvantage"):
-        value = getattr(spec, name)
-        if not 0 <= value <= limits.max_modifier:
-            problems.append(f"{name.capitalize()} is 0 to {limits.max_modifier}, not {value}")
+    problems += _modifier_problems(spec.advantage, spec.disadvantage, limits)
     if problems:
         raise RuleViolation("; ".join(problems) + ".")
     if rulings.advantage == AdvantageMode.EXTRA_DICE:
@@ -366,10 +363,7 @@ def quick_dice(spec: QuickSpec, limits: Limits = DEFAULT_LIMITS) -> int:
         for s in spec.sources
         if not 0 <= s <= limits.max_dice
     ]
-    for name in ("advantage", "disadvantage"):
-        value = getattr(spec, name)
-        if not 0 <= value <= limits.max_modifier:
-            problems.append(f"{name.capitalize()} is 0 to {limits.max_modifier}, not {value}")
+    problems += _modifier_problems(spec.advantage, spec.disadvantage, limits)
     if problems:
         raise RuleViolation("; ".join(problems) + ".")
     per_source = sum(2 if s >= 5 else 1 for s in spec.sources if s > 0)
@@ -379,6 +373,15 @@ def quick_dice(spec: QuickSpec, limits: Limits = DEFAULT_LIMITS) -> int:
 def roll_quick(spec: QuickSpec, dice: DiceSource, limits: Limits = DEFAULT_LIMITS) -> QuickRoll:
     """A quick roll: its dice in order, no crits, faces unmodified."""
     return QuickRoll(spec, tuple(dice.roll(SIDES) for _ in range(quick_dice(spec, limits))))
+
+
+def _modifier_problems(advantage: int, disadvantage: int, limits: Limits) -> list[str]:
+    """What is wrong with points of Advantage and Disadvantage (never negative, capped)."""
+    return [
+        f"{name} is 0 to {limits.max_modifier}, not {value}"
+        for name, value in (("Advantage", advantage), ("Disadvantage", disadvantage))
+        if not 0 <= value <= limits.max_modifier
+    ]
 
 
 def check_level(level: int) -> None:

@@ -595,7 +595,7 @@ def resolve_npc(request: CreateNpc, context: Context, dice: DiceSource) -> Resol
     if request.name in context.roster:
         raise RuleViolation(f"{request.name} already exists; choose another name.")
     character = stepped.character_from_record(_npc_record(request, context))
-    low, high = stepped.MIN_POINTS, stepped.MAX_POINTS
+    low, high = 1, len(stepped.LADDER)  # points index the ladder of dice
     absurd = [f"{s.value} {p}" for s, p in character.stats.items() if not low <= p <= high]
     if absurd:
         raise RuleViolation(

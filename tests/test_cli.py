@@ -169,7 +169,8 @@ def test_approve_from_the_shell_decides_an_application(demo, capsys):
 
 HOSTILE = [
     "[[roll d6]]",
-    "[[apply]]\n\n```\nname: Orla\nstrength: 99999999999999999999\narmour: 99999999999999999999\n```",
+    "[[apply]]\n\n```\nname: Orla\n"
+    "strength: 99999999999999999999\narmour: 99999999999999999999\n```",
     "[[npc Bandit: str 99999999999999999999]] [[heal Kara ³]] [[npc \u200b: str 2]]",
     "[[roll d6 \ud800]]",
     "[[roll d8]]",
@@ -204,7 +205,7 @@ def test_batch_answers_every_hostile_post_of_the_issue_with_a_problem(demo, caps
     config.write_text(config.read_text().replace("[campaign]\n", '[campaign]\ngms = ["gm"]\n'))
     thread = _saved_thread(demo / "hostile.json", HOSTILE)
     code = main(["batch", str(thread)])
-    out, err = capsys.readouterr()
+    out = capsys.readouterr().out
     assert (1, 5, 0) == (code, out.count("## Reply to"), out.count("could not handle"))
     for expected in (
         "Line 2\\: Strength must be a whole number from -99 to 99",

@@ -799,7 +799,12 @@ class Worker:
             self._wiki_off = True
             return
         subreddit, page = self.subreddits[0], self.config.wiki_page
-        content = self._render_roster()
+        try:
+            content = self._render_roster()
+        except Exception:  # a bug in the roster must not stop the replies
+            log.exception("event=roster_off reason='cannot render': not trying again until restart")
+            self._wiki_off = True
+            return
         sha256 = digest(f"{subreddit.lower()}/{page}\n{content}")
         if (self.state.get("wiki") or {}).get("sha256") == sha256:
             self._roster_due = False

@@ -101,3 +101,21 @@ def test_a_post_that_fails_is_answered_once_and_the_bot_keeps_serving(
     assert 1 == sum(f"post={poison} link={link}" in message for message in errors)
     assert ([poison], None, False) == (buggy_templates, report.failure, report.skipped)
     assert "Edited." in harness.worker.forum.info([poison])[0].body
+
+
+def test_a_roster_that_cannot_be_rendered_does_not_stop_the_replies(
+    server: FakeReddit, live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broken roster template turns the wiki page off; every post is still answered."""
+    from referee.roster import RosterRenderer
+
+    def broken(self: RosterRenderer, view) -> str:
+        raise RuntimeError("a broken roster template")
+
+    monkeypatch.setattr(RosterRenderer, "render", broken)
+    harness = live('wiki_page = "roster"\n')
+    thread = server.submit(SUB, "alice", "Scene", "Go.")
+    posts = _good(server, thread, 3)
+    harness.run_until_settled()
+    report = harness.worker.cycle()
+    assert (Counter(dict.fromkeys(posts, 1)), None) == (harness.bot_replies(), report.failure)

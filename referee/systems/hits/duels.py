@@ -27,7 +27,7 @@ initiator loses again it is Accept, refunded under R-26). The target has no choi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -39,7 +39,7 @@ from .changes import Change, diff
 from .influence import duel_cost, refund, spend
 from .rolls import OpposedRoll, PoolSpec, roll_opposed
 from .rulings import DEFAULT_RULINGS, Rulings
-from .scene import CampaignClock, Mode, Spend, SpendRecord, create_timer
+from .scene import CampaignClock, Mode, Spend, SpendRecord, Timer, create_timer
 from .sheet import Character, Standing
 from .stress import take_harm
 
@@ -238,6 +238,26 @@ def _finish(
         duels = tuple(after if d.id == duel.id else d for d in book.duels)
     changes += diff(f"duel #{duel.id}", duel, after)
     return DuelResult(after, replace(book, duels=duels), clock, characters, changes, roll)
+
+
+def fire_knockouts(
+    fired: Sequence[Timer], characters: Sequence[Character]
+) -> tuple[tuple[Character, ...], tuple[Change, ...]]:
+    """Knock out each character a filled timer names (an NPC that resisted a lost duel).
+
+    ``fired`` is :attr:`.scene.ClockResult.fired` from :func:`.scene.advance_timer`.
+    """
+    doomed = {t.knocks_out.casefold() for t in fired if t.knocks_out}
+    out: list[Character] = []
+    changes: tuple[Change, ...] = ()
+    for c in characters:
+        if c.name.casefold() in doomed and c.standing == Standing.ACTIVE:
+            after = replace(c, standing=Standing.KNOCKED_OUT)
+            changes += diff(c.name, c, after)
+            out.append(after)
+        else:
+            out.append(c)
+    return tuple(out), changes
 
 
 def resolve_duel(

@@ -14,6 +14,11 @@ when filled. In combat the loser takes 2 Wounds. A losing initiator chooses
 consequences, and the Influence back) or Resist (both sides reroll once, R-49; if the
 initiator loses again it is Accept, refunded under R-26). The target has no choice.
 
+Readings noted: only a player character starts a duel, since a duel is bought with
+Influence and NPCs hold none; the consequences follow the mode the duel *started* in (the
+seed: "o risco vai ser baseado" on it), though the duel itself is an unstructured scene;
+a refund gives the Influence back even after the chapter that recorded the spend ended.
+
 >>> from referee.dice import FixedDice
 >>> from .scene import CampaignClock, Mode, start_scene
 >>> from .sheet import Attribute, new_character

@@ -26,7 +26,7 @@ once instead of writing over the first one's rolls.
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     with Store(Path(tmp) / "campaign.json") as store:
 ...         store.table("characters").put("kara", {"name": "Kara", "hp": 12})
-...         store.ledger.append({"roll_id": "kx9f2a-1", "total": 17})
+...         _ = store.ledger.append({"roll_id": "kx9f2a-1", "total": 17})
 ...     with Store(Path(tmp) / "campaign.json") as store:
 ...         (store.table("characters").get("kara"), len(store.ledger))
 ({'name': 'Kara', 'hp': 12}, 1)

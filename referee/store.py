@@ -144,6 +144,8 @@ class KeyedTable:
         self._doc_ids: dict[str, int] = {}  # keys that have a document in TinyDB
         self._changed: dict[str, None] = {}  # keys put since the last checkpoint, in order
         self._removed: list[int] = []  # doc ids of keys deleted since the last checkpoint
+        # While a savepoint is open: how to undo each change since (see Store.savepoint).
+        self._undo: list[Any] | None = None
         for doc_id, doc in _by_doc_id(raw_table):
             key = doc.get(KEY_FIELD)
             if type(key) is not str or key in self._docs:
@@ -173,19 +175,46 @@ class KeyedTable:
         value = _json(record if type(record) is dict else dict(record))
         doc = orjson.loads(value)  # the copy, made in C
         doc[KEY_FIELD] = key
-        if self._docs.get(key) == doc:
+        previous = self._docs.get(key)
+        if previous == doc:
             return
+        if self._undo is not None:
+            self._undo.append((key, previous, key in self._changed))
         self._set(key, doc)
         if self._emit is not None:
             self._emit(_put_line(self.name, key, value))
 
     def delete(self, key: str) -> bool:
         """Remove the record under ``key``; return whether there was one."""
-        if not self._drop(key):
+        if key not in self._docs:
             return False
+        if self._undo is not None:  # rare: keep the whole table to restore its order
+            self._undo.append((self._docs.copy(), self._doc_ids.copy(), self._changed.copy()))
+            self._undo.append(list(self._removed))
+        self._drop(key)
         if self._emit is not None:
             self._emit(_delete_line(self.name, key))
         return True
+
+    def _begin(self) -> None:
+        self._undo = []
+
+    def _end(self, *, undo: bool) -> None:
+        """Close the savepoint; with ``undo``, restore the table as it was when it opened."""
+        entries, self._undo = self._undo or [], None
+        while undo and entries:
+            entry = entries.pop()
+            if type(entry) is list:  # a delete: the whole table before it
+                self._removed = entry
+                self._docs, self._doc_ids, self._changed = entries.pop()
+                continue
+            key, previous, was_changed = entry
+            if previous is None:
+                del self._docs[key]
+            else:
+                self._docs[key] = previous
+            if not was_changed:
+                del self._changed[key]
 
     def _set(self, key: str, doc: Record) -> None:
         self._docs[key] = doc
@@ -465,6 +494,7 @@ class Store:
         self._batch: list[bytes] = []
         self._batch_size = 0
         self._tables: dict[str, KeyedTable] = {}
+        self._savepoint: Callable[[], None] | None = None  # undoes it, while one is open
         try:
             self._db = TinyDB(self.path, storage=FlushOnDemand(AtomicJSONStorage))
             self._middleware: FlushOnDemand = self._db.storage  # type: ignore[assignment]
@@ -571,7 +601,60 @@ class Store:
                 raise ValueError(f"{name!r} is not a keyed table; use Store.ledger")
             raw = self._middleware.read() or {}
             table = self._tables[name] = KeyedTable(name, raw.get(name, {}), self._emit)
+            if self._savepoint is not None:
+                table._begin()
         return table
+
+    @contextlib.contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Undo every change made inside the block if it raises, then re-raise.
+
+        The refereeing of one post runs in a savepoint, so a post that fails halfway
+        leaves no half of itself behind for the next flush. Changes kept are flushed
+        as usual; do not flush inside the block.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "c.json") as store:
+        ...     try:
+        ...         with store.savepoint():
+        ...             store.table("characters").put("kara", {"hp": 1})
+        ...             raise RuntimeError("a bug")
+        ...     except RuntimeError:
+        ...         pass
+        ...     "kara" in store.table("characters")
+        False
+        """
+        if self._savepoint is not None:
+            raise RuntimeError("a savepoint is already open")
+        self._savepoint = self._rewinder()
+        for table in self._tables.values():
+            table._begin()
+        undo = True
+        try:
+            yield
+            undo = False
+        finally:
+            if undo:
+                self._savepoint()
+            for table in self._tables.values():
+                table._end(undo=undo)
+            self._savepoint = None
+
+    def _rewinder(self) -> Callable[[], None]:
+        """A function that puts the batch, the ledger and the posts back as they are now."""
+        lines, size = len(self._batch), self._batch_size
+        ledger, posts = self.ledger, self.posts
+        last_hash, rows, unflushed = ledger.last_hash, len(ledger), len(ledger._unflushed)
+        posts_unflushed, posts_deleted = dict(posts._unflushed), list(posts._deleted)
+
+        def rewind() -> None:
+            del self._batch[lines:]
+            self._batch_size = size
+            ledger.last_hash, ledger._rows = last_hash, rows
+            del ledger._unflushed[unflushed:]
+            posts._unflushed, posts._deleted = posts_unflushed, posts_deleted
+
+        return rewind
 
     def flush(self, *, sync: bool = True) -> bool:
         """Append every change since the last flush as one batch; return whether it wrote.
@@ -583,6 +666,8 @@ class Store:
         """
         if self._closed:
             raise StoreError(f"The store {self.path} is closed; open it again to write.")
+        if self._savepoint is not None:
+            raise RuntimeError("flush after the savepoint closes: it could not be undone")
         if not self._batch:
             return False
         data = b"".join(self._batch)

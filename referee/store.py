@@ -99,13 +99,20 @@ def _copy(value: Any) -> Any:
 
 
 def _json(value: Any) -> bytes:
-    """``value`` as compact JSON; TypeError for anything JSON cannot hold."""
+    """``value`` as compact JSON; TypeError saying why for anything the file cannot hold.
+
+    Checked when a record is staged, not when the journal is written, so one record
+    the encoder cannot take (an integer past 64 bits, a lone surrogate) is refused
+    alone instead of failing the flush that carries everyone else's changes.
+
+    >>> _json({"points": 2**64})
+    Traceback (most recent call last):
+    TypeError: the store cannot write this record: Integer exceeds 64-bit range
+    """
     try:
         return orjson.dumps(value)
     except TypeError as exc:
-        raise TypeError(
-            f"store only JSON values (dict, list, str, int, float, bool, None): {exc}"
-        ) from exc
+        raise TypeError(f"the store cannot write this record: {exc}") from None
 
 
 def _put_line(table: str, key: str, value: bytes) -> bytes:
@@ -447,8 +454,8 @@ class Ledger:
         try:
             sealed = seal(row, self.last_hash)
         except TypeError as exc:
-            raise TypeError(f"store only JSON values in ledger rows: {exc}") from exc
-        line = orjson.dumps(sealed) + b"\n"
+            raise TypeError(f"the store cannot write this record: {exc}") from None
+        line = _json(sealed) + b"\n"
         self._emit(line)
         self._unflushed.append(line)
         self.last_hash = sealed["hash"]

@@ -85,7 +85,7 @@ def scenario(prior: int, cycles: int, load: int) -> Figures:
             fsyncs, writes = store.fsyncs, store.writes
             delivered = 0
             local_ms: list[float] = []
-            for n in range(cycles):
+            for _ in range(cycles):
                 for i in range(load):
                     server.comment(thread, f"player{i % 4}", f"I act [[roll 1d{i % 12 + 2}+1]]")
                 report = worker.cycle()
@@ -121,8 +121,10 @@ def main() -> None:
         f"Live worker against FakeReddit on 127.0.0.1, {args.cycles} busy polls of "
         f"{args.load} tagged comments each.\n"
     )
-    print("| prior rolls | journal | opening the campaign | replies | local ms per post "
-          "(median) | fsyncs per reply | appends per reply |")
+    print(
+        "| prior rolls | journal | opening the campaign | replies | local ms per post "
+        "(median) | fsyncs per reply | appends per reply |"
+    )
     print("|---|---|---|---|---|---|---|")
     for r in runs:
         print(

@@ -18,6 +18,7 @@ from typing import Any
 
 from .dice import commitment
 from .errors import ConfigError, UserError
+from .names import name_key
 from .store import Store
 from .systems import stepped
 from .systems.stepped import vehicles
@@ -323,7 +324,7 @@ def load_sheets(path: Path) -> list[dict[str, Any]]:
 
 def character_key(name: str) -> str:
     """How a character is keyed in the store: its name, case and spacing folded."""
-    return " ".join(name.split()).casefold()
+    return name_key(name)
 
 
 def store_entry(

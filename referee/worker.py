@@ -708,7 +708,7 @@ class Worker:
             return
         # The intents, durable before any of these replies can exist: one fsync for all.
         self.store.flush()
-        for number, (fullname, record, delivery) in enumerate(due):
+        for number, (fullname, record, _) in enumerate(due):
             try:
                 self._deliver_one(fullname, record, report)
             except _Stop:

@@ -58,8 +58,13 @@ def make_row(
     outcome: Mapping[str, Any],
     recorded: str,
     previous: str,
+    system_version: str = "",
 ) -> dict[str, Any]:
-    """A ledger row, sealed with its hash; ``previous`` is the hash of the row before."""
+    """A ledger row, sealed with its hash; ``previous`` is the hash of the row before.
+
+    ``system`` and ``system_version`` say which rules read the dice, so a ledger stays
+    verifiable after a system changes.
+    """
     row: dict[str, Any] = {
         "roll_id": roll_id(post, tag_index),
         "post": post,
@@ -68,6 +73,7 @@ def make_row(
         "tag_index": tag_index,
         "tag": tag,
         "system": system,
+        **({"system_version": system_version} if system_version else {}),
         "kind": kind,
         "draws": [[draw.sides, draw.value] for draw in draws],
         "outcome": dict(outcome),

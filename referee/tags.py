@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from referee.errors import TagError
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.limits import DEFAULT_LIMITS, Limits, is_visible
 from referee.notation import Expression, looks_like_expression, parse_expression
 
 if TYPE_CHECKING:  # the verb type only; system.py needs nothing from here at run time
@@ -252,6 +252,12 @@ def name_argument(text: str, what: str, usage: str, limits: Limits) -> str:
     name = collapse(text)
     if not name:
         raise TagError(f"Name the {what}.", usage)
+    if not is_visible(name):
+        raise TagError(
+            f"The {what}'s name shows nothing but invisible characters; write a name "
+            "with letters or digits.",
+            usage,
+        )
     if len(name) > limits.max_name_chars:
         raise TagError(
             f"The {what}'s name '{shorten(name)}' is {len(name):,} characters long; "

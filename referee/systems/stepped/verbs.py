@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from referee.errors import TagError
+from referee.errors import TagError, UserError
+from referee.limits import Limits, read_int
 from referee.tags import (
     ParseContext,
     collapse,
@@ -333,6 +334,16 @@ def parse_npc(rest: str, context: ParseContext) -> CreateNpc:
     return CreateNpc(name, collapse(template) or None, fields)
 
 
+_COUNT = re.compile(r"[0-9]+")
+
+
+def _wounds_count(text: str, usage: str, limits: Limits) -> int:
+    try:
+        return read_int(text, "The number of wounds", 1, limits.max_wounds_change)
+    except UserError as error:
+        raise TagError(error.message, usage) from error
+
+
 def _wound_parser(verb: str) -> Callable[[str, ParseContext], AdjustWounds]:
     def parse(rest: str, context: ParseContext) -> AdjustWounds:
         usage = USAGE_OF[verb]
@@ -340,14 +351,16 @@ def _wound_parser(verb: str) -> Callable[[str, ParseContext], AdjustWounds]:
         words = text.split()
         # "heal Trooper 1" names Trooper 1; a bare count counts only after another name.
         whole_name = " ".join(words).casefold() in context.known_names
-        if (
-            verb == "heal"
-            and not change
-            and len(words) > 1
-            and words[-1].isdigit()
-            and not whole_name
-        ):
-            change, words = int(words[-1]), words[:-1]
+        if verb == "heal" and not change and len(words) > 1 and not whole_name:
+            count = words[-1]
+            if _COUNT.fullmatch(count):
+                change, words = _wounds_count(count, usage, context.limits), words[:-1]
+            elif count.isnumeric():  # "³", "①", "٣": a count, in digits int() may refuse
+                raise TagError(
+                    f"Write how many wounds to heal with the digits 0-9, not "
+                    f"'{shorten(count, 20)}'.",
+                    usage,
+                )
         name = name_argument(" ".join(words), "character", usage, context.limits)
         if verb == "heal":
             return AdjustWounds(name, -abs(change) if change else None)

@@ -128,9 +128,9 @@ def sheet_texts() -> st.SearchStrategy[str]:
     return st.lists(line, max_size=12).map("\n".join)
 
 
-def bodies() -> st.SearchStrategy[str]:
-    """A post's Markdown: tags, an [[apply]] sheet, and junk around them."""
-    tags = st.lists(tag_texts().map(lambda text: f"[[{text}]]"), max_size=4)
+def bodies(verbs: Iterable[str] = ()) -> st.SearchStrategy[str]:
+    """A post's Markdown: tags (of ``verbs``, see :func:`tag_texts`), a sheet, junk around."""
+    tags = st.lists(tag_texts(verbs).map(lambda text: f"[[{text}]]"), max_size=4)
     apply = st.one_of(
         st.just(""),
         sheet_texts().map(lambda sheet: f"[[apply]]\n\n```\n{sheet}\n```\n"),

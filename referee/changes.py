@@ -8,7 +8,7 @@ in reverse order, so a failed tag never leaves half a change behind (a target
 wounded by an attack whose verdict was never given).
 
 >>> from referee.store import KeyedTable
->>> changes = ChangeSet({"characters": KeyedTable("characters", {})})
+>>> changes = ChangeSet({"characters": KeyedTable("characters", {}, None)})
 >>> table = changes.table("characters")
 >>> table.put("kara", {"wounds": 0})
 >>> changes.commit()
@@ -21,21 +21,9 @@ wounded by an attack whose verdict was never given).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Protocol
+from typing import Any
 
-
-class Table(Protocol):
-    """What the store's tables offer (:class:`referee.store.KeyedTable`)."""
-
-    def get(self, key: str) -> dict[str, Any] | None: ...
-    def put(self, key: str, record: Mapping[str, Any]) -> None: ...
-    def delete(self, key: str) -> bool: ...
-    def __contains__(self, key: object) -> bool: ...
-    def __len__(self) -> int: ...
-    def __iter__(self) -> Iterator[str]: ...
-    def keys(self) -> Iterator[str]: ...
-    def values(self) -> Iterator[dict[str, Any]]: ...
-    def items(self) -> Iterator[tuple[str, dict[str, Any]]]: ...
+from .store import Table
 
 
 class ChangeSet:

@@ -23,9 +23,9 @@ from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb
 
 from . import handlers, odds, verbs
 from .application import SteppedSheet
-from .combat import AttackKind, attack
+from .combat import _wins as wins
 from .magic import cast
-from .rolls import TraitRoll, plan_trait, roll_trait
+from .rolls import TraitRoll, execute_plan, plan_trait, roll_trait
 from .roster import RosterView, roster_view
 from .rulings import Race, Rulings, load_races
 from .sheet import character_from_record, character_to_record, validate_character
@@ -52,7 +52,8 @@ from .vehicles.crafts import (
     vehicle_from_record,
     vehicle_to_record,
 )
-from .vehicles.rolls import stat_roll
+from .vehicles.rolls import _plan_params as plan_params
+from .vehicles.rolls import _roll as roll_scaled
 from .vehicles.scale import VehicleRules, example_rules, read_scale
 
 if sys.version_info >= (3, 11):
@@ -379,23 +380,25 @@ def _odds_cases() -> list[OddsCase]:
             sample,
         )
 
-    hit = odds.hit_chance(
-        plan_trait(kara, (Stat.AGILITY, Stat.PERCEPTION), rules).spec(),
-        plan_trait(guard, (Stat.AGILITY,), rules).spec(),
-        rulings,
-    )
+    # The hit contest of an attack, rolled as attack() rolls it (its first two rolls).
+    hit_plan = plan_trait(kara, (Stat.AGILITY, Stat.PERCEPTION), rules)
+    defence_plan = plan_trait(guard, (Stat.AGILITY,), rules)
+    hit = odds.hit_chance(hit_plan.spec(), defence_plan.spec(), rulings)
+
+    def hits(dice: DiceSource) -> bool:
+        attack_roll = execute_plan(hit_plan, rulings, dice)
+        return wins(attack_roll, execute_plan(defence_plan, rulings, dice), rulings)
+
     # A cast rolls the magic parameter's die (Force 3 points: d8) with the wild d6.
     cast_chance = odds.cast_chance(odds.RollSpec((8,), True, True), 6, rulings)
     ship = Vehicle("Kestrel", Craft.SHIP, Size.LIGHT, {Param.SENSORS: 8}, named=True)
+    # A Sensors roll with the ordinal d10, planned and rolled as stat_roll does.
+    craft_plan = plan_params(Crewed(ship), [Param.SENSORS], (), ordinal=True)
     craft_spec = craft_odds.ScaledSpec((8,), named=True, wild=True, ordinal=True)
     return [
         trait(guard, (Stat.AGILITY,)),
         trait(kara, (Stat.AGILITY, Stat.PERCEPTION)),
-        OddsCase(
-            "Kara shoots a Guard: hit",
-            {True: hit, False: 1 - hit},
-            lambda dice: attack(AttackKind.RANGED, kara, guard, rules, dice).hit,
-        ),
+        OddsCase("Kara shoots a Guard: hit", {True: hit, False: 1 - hit}, hits),
         OddsCase(
             "Kara casts a d6-tier technique with a d8 magic die",
             {True: cast_chance, False: 1 - cast_chance},
@@ -404,17 +407,9 @@ def _odds_cases() -> list[OddsCase]:
         OddsCase(
             "a named light ship's Sensors d8 with the ordinal d10",
             craft_odds.total_distribution(craft_spec, rulings),
-            lambda dice: stat_roll(Crewed(ship), Param.SENSORS, _ordinal_rules(), dice).roll.total,
+            lambda dice: roll_scaled(craft_plan, rulings, dice).total,
         ),
     ]
-
-
-def _ordinal_rules() -> VehicleRules:
-    """Rules whose scale gives a ship's own rolls the ordinal d10 (the kit's craft case)."""
-    from .vehicles.scale import Scale, ScaleKind, ScaleRoll
-
-    cells = frozenset((ScaleKind.SHIP, ScaleKind.SHIP, roll) for roll in ScaleRoll)
-    return VehicleRules(scale=Scale(cells))
 
 
 SYSTEM = Stepped()

@@ -9,6 +9,7 @@ system fills from the sheets shipped in the data folder on first use.
 
 from __future__ import annotations
 
+import gc
 import os
 import secrets
 import sys
@@ -19,6 +20,7 @@ from typing import Any
 
 from .dice import commitment
 from .errors import ConfigError, UserError
+from .names import name_key
 from .store import Store
 from .system import CampaignFiles, System
 from .systems import installed_systems, load_system
@@ -300,7 +302,7 @@ def load_sheets(path: Path) -> list[dict[str, Any]]:
 
 def character_key(name: str) -> str:
     """How a character is keyed in the store: its name, case and spacing folded."""
-    return " ".join(name.split()).casefold()
+    return name_key(name)
 
 
 def store_entry(
@@ -376,6 +378,10 @@ class Campaign:
         except BaseException:
             self.store.discard()  # a refused sheet must not leave the store locked
             raise
+        # The rules, the sheets and the index live as long as the run: move them out of
+        # the cyclic collector's sight, so its full passes scan only what a post makes.
+        gc.collect()
+        gc.freeze()
 
     @classmethod
     def open(cls, campaign_dir: Path | None = None, *, need_secret: bool = True) -> Campaign:

@@ -25,6 +25,7 @@ from .dice import DiceSource
 from .errors import Forbidden, RuleViolation, UnknownName, UserError
 from .forum import Post
 from .limits import DEFAULT_LIMITS, Limits
+from .names import NameIndex
 from .sheets import sheet_block
 from .system import CampaignFiles, Resolution, SheetFormat, System, Verb, verb_table
 from .tags import (
@@ -67,6 +68,8 @@ class Roster:
         """Re-read the table (after a change set was rolled back)."""
         self._records = dict(self._table.items())
         self._parsed = {}
+        # First words and misspellings found at a cost that does not grow with the roster.
+        self._index = NameIndex(self._records)
 
     @property
     def known_names(self) -> frozenset[str]:
@@ -82,6 +85,7 @@ class Roster:
         record = store_entry(character.name, owner, approved, self._sheet.to_record(character))
         self._records[key] = record
         self._parsed[key] = character
+        self._index.add(key)
         self._table.put(key, record)
 
     def record(self, name: str) -> dict[str, Any]:
@@ -100,14 +104,13 @@ class Roster:
         key = character_key(name)
         if key in self._records:
             return key
-        found = unique_prefix(key, self._records)
-        if found is not None:
-            return found
-        starting = [k for k in self._records if k.startswith(key + " ")]
+        starting = self._index.starting(key)
+        if len(starting) == 1:
+            return starting[0]
         if starting:
             shown = ", ".join(self._records[k]["name"] for k in starting[:5])
             raise UnknownName(f"'{name}' could mean {shown}; write the full name.")
-        close = difflib.get_close_matches(key, list(self._records), n=3, cutoff=0.6)
+        close = self._index.suggest(key)
         hint = (
             f" Did you mean {' or '.join(self._records[k]['name'] for k in close)}?"
             if close
@@ -117,6 +120,10 @@ class Roster:
             f"No character is named '{name}'.{hint} A GM adds characters to the campaign; "
             f"`referee characters` lists them."
         )
+
+    def starting(self, key: str) -> tuple[str, ...]:
+        """The character keys whose first words are ``key``'s (``kara`` -> ``kara venn``)."""
+        return self._index.starting(key)
 
     def update(self, character: Any) -> None:
         """Keep a changed character, its owner and approval untouched."""

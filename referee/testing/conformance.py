@@ -1,11 +1,12 @@
 """The system conformance kit: one call that any dice system, built-in or third-party, runs.
 
->>> import tempfile
->>> from pathlib import Path
-from typing import Any
->>> from referee.systems import load_system
->>> with tempfile.TemporaryDirectory() as folder:  # doctest: +SKIP
-...     check_system(load_system("stepped"), Path(folder))
+In a system's tests (``tmp_path`` is pytest's)::
+
+    from referee.testing.conformance import check_system
+    from my_package.system import SYSTEM
+
+    def test_my_system_conforms(tmp_path):
+        check_system(SYSTEM, tmp_path)
 
 :func:`check_system` raises ``AssertionError`` listing every problem it found (or
 returns the :class:`Conformance` it measured). It checks, against the

@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 from referee.campaign import character_key
 from referee.dice import DiceSource
 from referee.errors import ConfigError, Forbidden, RuleViolation, UnknownName
-from referee.resolve import Context, require_control, unique_prefix
+from referee.names import NameIndex
+from referee.resolve import Context, require_control
 from referee.system import Resolution
 from referee.verdicts import Change
 
@@ -51,6 +52,8 @@ class Fleet:
         self._table = context.table("vehicles")
         self._roster = context.roster
         self._parsed: dict[str, Vehicle] = {}
+        # Crafts come from vehicles.toml, not from posts: the index is made once per run.
+        self._index = NameIndex(self._table.keys())
         context.changes.on_rollback(self._parsed.clear)
 
     def is_vehicle(self, name: str) -> bool:
@@ -60,17 +63,12 @@ class Fleet:
             return True
         if key in self._roster:
             return False
-        return unique_prefix(key, self._table.keys()) is not None and not any(
-            k.startswith(key + " ") for k in self._roster.known_names
-        )
+        return len(self._index.starting(key)) == 1 and not self._roster.starting(key)
 
     def key(self, name: str) -> str:
         """The store key of the craft ``name`` means; UnknownName if none."""
-        key = character_key(name)
-        if key in self._table:
-            return key
-        found = unique_prefix(key, self._table.keys())
-        if found is None:
+        found = self._index.resolve(character_key(name))
+        if found is None or found not in self._table:
             raise UnknownName(f"No vehicle or ship is named '{name}'.")
         return found
 

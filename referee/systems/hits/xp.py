@@ -35,7 +35,7 @@ from typing import Any
 from referee.errors import RuleViolation
 
 from .changes import Change, diff
-from .rulings import DEFAULT_RULINGS, Rulings, XpAtMax, XpMode, XpWaysScope
+from .rulings import DEFAULT_RULINGS, UNCAPPED, Rulings, XpAtMax, XpMode, XpWaysScope
 from .scene import CampaignClock, Chapter
 from .sheet import MAX_COUNTER, MAX_LEVEL, Attribute, Character, SavedGains, check_character
 
@@ -93,7 +93,7 @@ def chapter_xp(name: str, chapter: Chapter, rulings: Rulings = DEFAULT_RULINGS) 
     ...                             SpendRecord("Kara", Spend.DUEL, 3, refunded=True)))
     >>> chapter_xp("Kara", chapter), chapter_xp("Kara", chapter, Rulings(xp_mode="fast"))
     (4, 5)
-    >>> chapter_xp("Kara", chapter, Rulings(xp_mode="fast", fast_xp_cap=None))
+    >>> chapter_xp("Kara", chapter, Rulings(xp_mode="fast", fast_xp_cap=UNCAPPED))
     6
     """
     spends = chapter.spends
@@ -101,7 +101,7 @@ def chapter_xp(name: str, chapter: Chapter, rulings: Rulings = DEFAULT_RULINGS) 
         spends = tuple(s for s in spends if s.character.casefold() == name.casefold())
     if rulings.xp_mode == XpMode.FAST:
         xp = FAST_BASE + len(spends)
-        return xp if rulings.fast_xp_cap is None else min(xp, rulings.fast_xp_cap)
+        return xp if rulings.fast_xp_cap == UNCAPPED else min(xp, rulings.fast_xp_cap)
     return min(STANDARD_CAP, STANDARD_BASE + len({s.way for s in spends}))
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from referee.errors import RuleViolation
-from referee.systems.hits.rulings import Rulings
+from referee.systems.hits.rulings import UNCAPPED, Rulings
 from referee.systems.hits.scene import (
     CampaignClock,
     Chapter,
@@ -56,7 +56,7 @@ def test_fast_xp_counts_every_use_capped_by_r27():
     chapter = Chapter(1, True, SPENDS)
     assert (5, 6, 3) == (
         chapter_xp("Kara", chapter, Rulings(xp_mode="fast")),
-        chapter_xp("Kara", chapter, Rulings(xp_mode="fast", fast_xp_cap=None)),
+        chapter_xp("Kara", chapter, Rulings(xp_mode="fast", fast_xp_cap=UNCAPPED)),
         chapter_xp("Mira", chapter, Rulings(xp_mode="fast")),
     )
 

@@ -99,12 +99,21 @@ def _await_replies(
     return True
 
 
+@pytest.fixture
+def roomy_server() -> Iterator[FakeReddit]:
+    """A FakeReddit whose quota outlasts hundreds of requests on a clock standing still
+    (the worker processes here run on the wall clock; prawcore would pace them)."""
+    with fake_reddit(quota=1_000_000_000) as fake:
+        yield fake
+
+
 @pytest.mark.slow
 def test_sigkill_at_random_points_loses_and_doubles_nothing(
-    server: FakeReddit, tmp_path: Path
+    roomy_server: FakeReddit, tmp_path: Path
 ) -> None:
     """Kill `referee run --once` with SIGKILL at random moments over 200+ tags, restart it
     each time: in the end every tag is answered exactly once and rolled exactly once."""
+    server = roomy_server
     tagged = seed_tagged(server, threads=4, per_thread=50)  # 204 tags in 204 posts
     make_campaign(tmp_path, extra_config=reddit_section(server, "timeout = 2.0\n")).close()
     command = [sys.executable, "-m", "referee", "--campaign", str(tmp_path), "run", "--once"]

@@ -364,18 +364,21 @@ def _subprocess_campaign(server: FakeReddit, folder: Path, poll: int = 5) -> dic
     return worker_env(server)
 
 
-def test_run_once_answers_and_exits(server: FakeReddit, tmp_path: Path) -> None:
-    """`python -m referee run --once` reads every source once, replies, and exits 0."""
-    comments = _tagged(server, 2)
-    env = _subprocess_campaign(server, tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-m", "referee", "--campaign", str(tmp_path), "run", "--once"],
+def _run_once(folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee", "--campaign", str(folder), "run", "--once"],
         env=env,
-        cwd=tmp_path,
+        cwd=folder,
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_run_once_answers_and_exits(server: FakeReddit, tmp_path: Path) -> None:
+    """`python -m referee run --once` reads every source once, replies, and exits 0."""
+    comments = _tagged(server, 2)
+    done = _run_once(tmp_path, _subprocess_campaign(server, tmp_path))
     replies = Counter(c["parent_id"] for c in server.comments_by(server.bot))
     assert (0, Counter(dict.fromkeys(comments, 1))) == (done.returncode, replies), done.stderr
 
@@ -394,7 +397,7 @@ def test_run_stops_cleanly_on_a_signal(server: FakeReddit, tmp_path: Path, signu
         text=True,
     )
     assert process.stderr is not None
-    watchdog = threading.Timer(30, process.kill)  # bounds the wait for the first cycle
+    watchdog = threading.Timer(30, process.kill)  # bounds the wait for the first reply
     watchdog.start()
     lines = []
     for line in process.stderr:  # bounded: the process is killed by the timeout below
@@ -422,15 +425,8 @@ def test_run_stops_cleanly_on_a_signal(server: FakeReddit, tmp_path: Path, signu
     assert {"delivered", "pending"} >= set(delivered)
     assert (delivered.count("delivered"), {1}) == (len(replies), set(replies.values()))
     assert "event=stopped" in log
-    env = _subprocess_campaign(server, tmp_path)  # the reopening above rewrote config.toml
-    again = subprocess.run(
-        [sys.executable, "-m", "referee", "--campaign", str(tmp_path), "run", "--once"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    # The reopening above rewrote config.toml: write the [reddit] table again.
+    again = _run_once(tmp_path, _subprocess_campaign(server, tmp_path))
     assert 0 == again.returncode, again.stderr
     assert Counter(dict.fromkeys(comments, 1)) == Counter(
         c["parent_id"] for c in server.comments_by(server.bot)

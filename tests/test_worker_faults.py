@@ -50,11 +50,13 @@ FAULTS = [
 ]
 
 
+@pytest.mark.parametrize("driver", ["cycles", "steps"])
 @pytest.mark.parametrize(("route", "fault", "times"), FAULTS)
 def test_injected_faults_leave_no_duplicate_and_no_miss(
-    server: FakeReddit, tmp_path: Path, route: str, fault: Fault, times: int
+    server: FakeReddit, tmp_path: Path, route: str, fault: Fault, times: int, driver: str
 ) -> None:
-    """Under each fault every tagged post ends with exactly one reply."""
+    """Under each fault every tagged post ends with exactly one reply: in cycles a poll
+    apart (``run --once``), and in the worker's own steps at the active pace."""
     tagged = seed_tagged(server, threads=2, per_thread=4)
     live = Live(server, tmp_path, "timeout = 0.3\n")
     try:
@@ -63,9 +65,12 @@ def test_injected_faults_leave_no_duplicate_and_no_miss(
             server.inject("POST /api/comment", Fault.LOST_RESPONSE_500)
         server.inject(route, fault, times=times, retry_after=5)
         for _ in range(40):
-            live.worker.cycle()
+            if driver == "cycles":
+                live.worker.cycle()
+                server.clock.advance(POLL)
+            else:
+                live.run_until(server.clock.now() + POLL, request_seconds=0.3)
             server.release()
-            server.clock.advance(POLL)
             if not live.worker.open_posts and bot_replies(server).keys() >= set(tagged):
                 break
     finally:

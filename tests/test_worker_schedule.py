@@ -132,3 +132,15 @@ def test_the_worker_slows_down_before_reddit_would_refuse(server: FakeReddit, li
     harness.run_until(clock.now() + 900, REQUEST_SECONDS)
     assert 0 == server.refused
     assert [1] * 50 == [len(server.replies_to(post)) for post in posts]
+
+
+def test_many_watched_threads_slow_the_active_pace_to_half_the_budget(
+    server: FakeReddit, live
+) -> None:
+    """Each watched thread costs a request a read: with ten, the active interval grows
+    until the reads take half the budget's 50 sustained requests a minute, no more."""
+    threads = [server.submit(SUB, "alice", f"Scene {n}", "Go.") for n in range(10)]
+    names = ", ".join(f'"{t[3:]}"' for t in threads)
+    harness = live(f"threads = [{names}]\n")
+    reads_per_interval = 1 + 10 + 1 / 2 + 1 / 3 + 1 / 5  # listing, threads, new, inbox, edits
+    assert 25.0 == round(reads_per_interval * 60 / harness.worker.pace.active, 6)

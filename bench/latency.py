@@ -10,8 +10,8 @@ at random (Poisson) times. Default settings (``poll_seconds = 60``,
 Scenarios:
 
     active  a game in progress for ``--minutes``: tagged comments, tagged submissions,
-            GMs' secret rolls by private message, and edits of answered posts that
-            change their tags (the reply gets the edited note)
+            GMs' secret rolls by private message, and edits of answered posts of the
+            last ten minutes that change their tags (the reply gets the edited note)
             (a post counts as "active game" when the worker had answered a tagged post
             in the five minutes before it; the posts of the session's opening minute
             are listed apart, as their wait is the idle interval's)
@@ -44,6 +44,9 @@ GM = "gm"  # moderates every subreddit: a GM, so its private messages are secret
 HOUR = 3600.0
 # Arrivals a minute while the game is active.
 RATES = {"comment": 3.0, "submission": 0.3, "secret": 0.5, "edit": 0.5}
+# Players edit a post of theirs from this many seconds back at most (the edit sweep
+# reaches the newest 100 refereed posts; older edits are not looked for).
+EDIT_WITHIN = 600.0
 # A post counts as "while active" when a tagged post was answered this recently.
 ACTIVE_WINDOW = 300.0
 
@@ -118,7 +121,7 @@ def active(table: Table, minutes: float, chance: random.Random) -> Run:
     end = start + minutes * 60
     total = sum(RATES.values())
     arrivals: list[tuple[str, str, float]] = []  # (kind, fullname, when)
-    answered: list[str] = []  # tagged comments that may be edited later
+    answered: dict[str, float] = {}  # tagged comments that may be edited later: when posted
     run = Run()
     at = start + chance.expovariate(total / 60)
     while at < end:
@@ -129,19 +132,20 @@ def active(table: Table, minutes: float, chance: random.Random) -> Run:
         roll = f"[[roll 1d{chance.randint(4, 20)}+{chance.randint(0, 3)}]]"
         if kind == "comment":
             post = server.comment(thread, f"player{chance.randint(1, 6)}", f"I try {roll}")
-            answered.append(post)
+            answered[post] = server.clock.now()
         elif kind == "submission":
             post = server.submit(sub, f"player{chance.randint(1, 6)}", "A new scene", roll)
             table.threads[table.subs.index(sub)] = post
         elif kind == "secret":
             post = server.send_message(GM, server.bot, "secret", f"Ambush check {roll}")
         else:
-            ready = [p for p in answered if _verdict_at(server, p)]
+            recent = [p for p, t in answered.items() if t >= server.clock.now() - EDIT_WITHIN]
+            ready = [p for p in recent if _verdict_at(server, p)]
             if not ready:
                 at += chance.expovariate(total / 60)
                 continue
             post = ready[chance.randrange(len(ready))]
-            answered.remove(post)  # one edit a post: the note is added once
+            del answered[post]  # one edit a post: the note is added once
             # New dice, so the tags surely changed: the reply must get the note.
             server.edit(post, f"I try again [[roll 1d100+{chance.randint(0, 9)}]] (edited)")
         arrivals.append((kind, post, server.clock.now()))

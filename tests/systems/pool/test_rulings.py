@@ -65,3 +65,13 @@ def test_unknown_keys_and_bad_values_are_all_reported() -> None:
     assert message.startswith("The pool rulings in config.toml have 3 problems:")
     assert "the pool rulings are pool_over_10, difficulty_clamp, labels" in message
     assert "difficulty_clamp = 'yes': allowed values are true, false." in message
+
+
+def test_the_interfaces_reader_builds_the_same_rulings() -> None:
+    """referee.system.rulings_from_mapping gives enum members, and refuses a bad value."""
+    from referee.system import rulings_from_mapping
+
+    rulings = rulings_from_mapping(PoolRulings, {"team_botch": "own", "labels": ["ok", "great"]})
+    assert (TeamBotch.OWN, ("ok", "great")) == (rulings.team_botch, rulings.labels)
+    with pytest.raises(ConfigError, match="team_botch = 'mine'"):
+        rulings_from_mapping(PoolRulings, {"team_botch": "mine"})

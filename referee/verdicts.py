@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .dice import Draw
-from .tags import Tag
+
+if TYPE_CHECKING:  # a verdict names its tag; the parsing stage is not needed to hold one
+    from .tags import Tag
 
 
 @dataclass(frozen=True)

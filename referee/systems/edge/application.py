@@ -181,9 +181,9 @@ class EdgeSheet:
     def validate(self, character: EdgeCharacter, rules: Table) -> list[str]:
         """Every way the character breaks the campaign's lists, each a sentence."""
         lists = rules.lists
+        stats = {k: v for k, v in character.stats.items() if k not in lists.counters}
         problems = [
-            _with_known(p, lists.stats)
-            for p in sheet_problems(Sheet(character.name, character.stats), lists)
+            _with_known(p, lists.stats) for p in sheet_problems(Sheet(character.name, stats), lists)
         ]
         for stat in character.stats:
             if stat in lists.counters:

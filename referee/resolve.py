@@ -116,9 +116,7 @@ class Roster:
             raise UnknownName(f"'{name}' could mean {shown}; write the full name.")
         close = self._index.suggest(key)
         hint = (
-            f" Did you mean {' or '.join(self._record(k)['name'] for k in close)}?"
-            if close
-            else ""
+            f" Did you mean {' or '.join(self._record(k)['name'] for k in close)}?" if close else ""
         )
         raise UnknownName(
             f"No character is named '{name}'.{hint} A GM adds characters to the campaign; "

@@ -126,6 +126,9 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     environment.globals["ladder"] = LADDER  # points 1-6 to die sides
     environment.filters["pct"] = percent
     environment.filters["signed"] = signed
+    from .notation_markdown import markdown  # it escapes with this module's md filter
+
+    environment.filters["tree"] = markdown
     return environment
 
 

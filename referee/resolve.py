@@ -271,8 +271,8 @@ def _ready(character: stepped.Character, doing: str) -> None:
 
 
 def resolve_dice(request: RollDice, context: Context, dice: DiceSource) -> Resolution:
-    rolled = notation.roll_expression(request.expression, dice)
-    return Resolution("dice", rolled, notation.chance_at_least(request.expression, rolled.total))
+    rolled = notation.roll_expression(request.expression, dice, context.limits, notation.odds)
+    return Resolution("dice", rolled, rolled.odds[0].chance)
 
 
 def resolve_stat(request: RollStat, context: Context, dice: DiceSource) -> Resolution:

@@ -18,7 +18,8 @@ from typing import Any
 from .dice import commitment
 from .errors import ConfigError, UserError
 from .store import Store
-from .systems import stepped, vehicles
+from .systems import stepped
+from .systems.stepped import vehicles
 
 if sys.version_info >= (3, 11):
     import tomllib

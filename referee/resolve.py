@@ -22,7 +22,9 @@ from .forum import Post
 from .limits import DEFAULT_LIMITS, Limits
 from .sheets import SHEET_FORM, parse_sheet, sheet_block
 from .store import KeyedTable
-from .systems import stepped, stepped_odds, vehicles
+from .systems import stepped
+from .systems.stepped import odds as stepped_odds
+from .systems.stepped import vehicles
 from .tags import (
     AdjustWounds,
     Apply,

@@ -48,6 +48,7 @@ form                meaning                                          example
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from referee.errors import TagError
@@ -70,6 +71,19 @@ class Selector:
 
     def __str__(self) -> str:
         return f"{self.cat}{self.n}"
+
+    def matches(self, value: Number) -> bool:
+        """Whether a value selector (exact, <, >, <=, >=) picks ``value``; h/l never do."""
+        cat, n = self.cat, self.n
+        if cat == "":
+            return value == n
+        if cat == "<":
+            return value < n
+        if cat == ">":
+            return value > n
+        if cat == "<=":
+            return value <= n
+        return cat == ">=" and value >= n
 
 
 @dataclass(frozen=True)
@@ -278,53 +292,30 @@ class _Parser:
 
     # -- grammar
     def comparison(self) -> Node | None:
-        left = self.additive()
-        while left is not None:
-            start = self.pos
-            self.space()
-            op = self.peek("==", "!=", "<=", ">=", "<", ">")
-            if op is None:
-                self.pos = start
-                break
-            self.pos += len(op)
-            self.space()
-            right = self.additive()
-            if right is None:
-                self.pos = start
-                break
-            left = Binary(op, left, right)
-        return left
+        return self.left_to_right(self.additive, ("==", "!=", "<=", ">=", "<", ">"))
 
     def additive(self) -> Node | None:
-        left = self.multiplicative()
-        while left is not None:
-            start = self.pos
-            self.space()
-            op = self.peek("+", "-")
-            if op is None:
-                self.pos = start
-                break
-            self.pos += 1
-            self.space()
-            right = self.multiplicative()
-            if right is None:
-                self.pos = start
-                break
-            left = Binary(op, left, right)
-        return left
+        return self.left_to_right(self.multiplicative, ("+", "-"))
 
     def multiplicative(self) -> Node | None:
-        left = self.unary()
+        return self.left_to_right(self.unary, ("//", "*", "/", "%"))
+
+    def left_to_right(
+        self, operand: Callable[[], Node | None], ops: tuple[str, ...]
+    ) -> Node | None:
+        """Operands joined by ``ops``, left-associative. An operator with no operand after
+        it is left unread, so "1d20 + to hit" is 1d20 and a label, as in d20."""
+        left = operand()
         while left is not None:
             start = self.pos
             self.space()
-            op = self.peek("//", "*", "/", "%")
+            op = self.peek(*ops)
             if op is None or self.peek("**"):
                 self.pos = start
                 break
             self.pos += len(op)
             self.space()
-            right = self.unary()
+            right = operand()
             if right is None:
                 self.pos = start
                 break

@@ -44,7 +44,6 @@ from referee.notation import (
     Node,
     Number,
     Operation,
-    Selector,
     Unary,
 )
 
@@ -228,21 +227,8 @@ def _keep_ways(count: int, face_ways: dict[int, int], keep: int, highest: bool) 
 _State = tuple[int, bool, int]
 
 
-def _matches(selector: Selector, value: int) -> bool:
-    cat, n = selector.cat, selector.n
-    if cat == "":
-        return value == n
-    if cat == "<":
-        return value < n
-    if cat == ">":
-        return value > n
-    if cat == "<=":
-        return value <= n
-    return value >= n
-
-
 def _picked(operation: Operation, value: int) -> bool:
-    return any(_matches(s, value) for s in operation.selectors)
+    return any(s.matches(value) for s in operation.selectors)
 
 
 def _per_die(node: Dice) -> Dist | None:

@@ -37,7 +37,6 @@ from referee.notation import (
     Node,
     Number,
     Operation,
-    Selector,
     Unary,
 )
 
@@ -217,20 +216,6 @@ class _Roll:
 # ---------------------------------------------------------------------------- selection
 
 
-def matches(selector: Selector, value: Number) -> bool:
-    """Whether a value is picked by a value selector (exact, <, >, <=, >=)."""
-    cat, n = selector.cat, selector.n
-    if cat == "":
-        return value == n
-    if cat == "<":
-        return value < n
-    if cat == ">":
-        return value > n
-    if cat == "<=":
-        return value <= n
-    return value >= n
-
-
 def select(operation: Operation, items: list[Any], first_only: bool = False) -> list[Any]:
     """The kept items an operation's selectors pick, in their order; d20's rules for h/l.
 
@@ -245,7 +230,7 @@ def select(operation: Operation, items: list[Any], first_only: bool = False) -> 
         elif selector.cat == "l":
             picked = sorted(kept, key=_total)[: selector.n]
         else:
-            picked = [item for item in kept if matches(selector, item.total)]
+            picked = [item for item in kept if selector.matches(item.total)]
         if first_only:
             picked = picked[: max(0, 1 - len(chosen))]
         chosen.extend(item for item in picked if not any(item is c for c in chosen))
@@ -326,7 +311,7 @@ def _count(sign: int) -> Callable[[Operation, list[RolledDie], _Roll, int], None
             if (
                 die.kept
                 and die.success == 0
-                and any(matches(s, die.value) for s in operation.selectors)
+                and any(s.matches(die.value) for s in operation.selectors)
             ):
                 die.success = sign
 

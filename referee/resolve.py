@@ -9,6 +9,7 @@ the tag's dice, writes changed characters back to the roster and returns a
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -19,7 +20,7 @@ from .campaign import character_entry, character_key
 from .dice import DiceSource
 from .errors import Forbidden, RuleViolation, UnknownName, UserError
 from .forum import Post
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, Limits, read_int
 from .sheets import SHEET_FORM, parse_sheet, sheet_block
 from .store import KeyedTable
 from .systems import stepped
@@ -480,8 +481,8 @@ def _amend(character: stepped.Character, amendment: str) -> tuple[stepped.Charac
         return replace(character, named=True), "named"
     if amendment.casefold() in ("not named", "unnamed"):
         return replace(character, named=False), "not named"
-    if head in ("tough", "survives", "capacity") and len(words) == 2 and words[1].isdigit():
-        survived = int(words[1])
+    if head in ("tough", "survives", "capacity") and len(words) == 2:
+        survived = read_int(words[1], "Wounds survived", 0, DEFAULT_LIMITS.max_sheet_number)
         return replace(character, wounds_survived=survived), f"survives {survived} wounds"
     if head in ("forbid", "move"):
         target = " ".join(words[1:])
@@ -489,7 +490,7 @@ def _amend(character: stepped.Character, amendment: str) -> tuple[stepped.Charac
         if head == "move":
             target, _, tier_word = target.rpartition(" to ")
             digits = tier_word.casefold().lstrip("d")
-            tier = int(digits) if digits.isdigit() else 0
+            tier = int(digits) if re.fullmatch("[0-9]{1,2}", digits) else 0
             if tier not in stepped.LADDER:
                 raise UserError(
                     f"Move a technique to a die tier, like `move {target or 'X'} to d8`."
@@ -594,6 +595,13 @@ def resolve_npc(request: CreateNpc, context: Context, dice: DiceSource) -> Resol
     if request.name in context.roster:
         raise RuleViolation(f"{request.name} already exists; choose another name.")
     character = stepped.character_from_record(_npc_record(request, context))
+    low, high = 1, len(stepped.LADDER)  # points index the ladder of dice
+    absurd = [f"{s.value} {p}" for s, p in character.stats.items() if not low <= p <= high]
+    if absurd:
+        raise RuleViolation(
+            f"{character.name} cannot enter play with {', '.join(absurd)} points; a stat "
+            f"has {low} to {high} points (d4 to d20)."
+        )
     context.roster.add(character, None, approved=True)
     return Resolution("npc", NpcResult(character, request.template))
 

@@ -258,6 +258,24 @@ def _plain(value: Any) -> Any:
     )
 
 
+def _writable(doc: Record) -> Record:
+    """``doc`` itself if the store's file can hold it; TypeError saying why otherwise.
+
+    Checked when a record is staged, not when the file is written, so one record the
+    encoder cannot take (an integer past 64 bits, a lone surrogate) is refused alone
+    instead of failing the flush that carries everyone else's changes.
+
+    >>> _writable({"points": 2**64})
+    Traceback (most recent call last):
+    TypeError: the store cannot write this record: Integer exceeds 64-bit range
+    """
+    try:
+        orjson.dumps(doc)
+    except orjson.JSONEncodeError as exc:
+        raise TypeError(f"the store cannot write this record: {exc}") from None
+    return doc
+
+
 def _copy(value: Any) -> Any:
     """A deep copy of a value already checked by :func:`_plain` (faster: no checks)."""
     kind = type(value)
@@ -309,6 +327,8 @@ class KeyedTable:
         self._doc_ids: dict[str, int] = {}  # keys that have a document in TinyDB
         self._changed: dict[str, None] = {}  # keys put since the last flush, in order
         self._removed: list[int] = []  # doc ids of keys deleted since the last flush
+        # While a savepoint is open: how to undo each change since (see Store.savepoint).
+        self._journal: list[Any] | None = None
         for doc_id, doc in _by_doc_id(raw_table):
             key = doc.get(KEY_FIELD)
             if type(key) is not str or key in self._docs:
@@ -335,22 +355,49 @@ class KeyedTable:
             raise TypeError(f"keys are strings, not {type(key).__name__}")
         if KEY_FIELD in record:
             raise ValueError(f"{KEY_FIELD!r} is reserved for the store; rename that field")
-        doc = _plain(record if type(record) is dict else dict(record))
+        doc = _writable(_plain(record if type(record) is dict else dict(record)))
         doc[KEY_FIELD] = key
-        if self._docs.get(key) == doc:
+        previous = self._docs.get(key)
+        if previous == doc:
             return
+        if self._journal is not None:
+            self._journal.append((key, previous, key in self._changed))
         self._docs[key] = doc
         self._changed[key] = None
 
     def delete(self, key: str) -> bool:
         """Remove the record under ``key``; return whether there was one."""
-        if self._docs.pop(key, None) is None:
+        if key not in self._docs:
             return False
+        if self._journal is not None:  # rare: keep the whole table to restore its order
+            self._journal.append((self._docs.copy(), self._doc_ids.copy(), self._changed.copy()))
+            self._journal.append(list(self._removed))
+        del self._docs[key]
         self._changed.pop(key, None)
         doc_id = self._doc_ids.pop(key, None)
         if doc_id is not None:
             self._removed.append(doc_id)
         return True
+
+    def _begin(self) -> None:
+        self._journal = []
+
+    def _end(self, *, undo: bool) -> None:
+        """Close the savepoint; with ``undo``, restore the table as it was when it opened."""
+        journal, self._journal = self._journal or [], None
+        while undo and journal:
+            entry = journal.pop()
+            if type(entry) is list:  # a delete: the whole table before it
+                self._removed = entry
+                self._docs, self._doc_ids, self._changed = journal.pop()
+                continue
+            key, previous, was_changed = entry
+            if previous is None:
+                del self._docs[key]
+            else:
+                self._docs[key] = previous
+            if not was_changed:
+                del self._changed[key]
 
     def __contains__(self, key: object) -> bool:
         return key in self._docs
@@ -455,10 +502,19 @@ class Ledger:
             raise ValueError(f"a ledger row needs a string 'roll_id', got {roll_id!r}")
         if roll_id in self._rows:
             return False
-        plain = _plain(row if type(row) is dict else dict(row))
+        plain = _writable(_plain(row if type(row) is dict else dict(row)))
         self._rows[roll_id] = plain
         self._pending.append(plain)
         return True
+
+    def _mark(self) -> int:
+        """Where a savepoint starts: the rows appended so far and not yet flushed."""
+        return len(self._pending)
+
+    def _undo(self, mark: int) -> None:
+        """Drop the rows appended since ``mark``."""
+        while len(self._pending) > mark:
+            del self._rows[self._pending.pop()["roll_id"]]
 
     def __contains__(self, roll_id: object) -> bool:
         return roll_id in self._rows
@@ -519,6 +575,7 @@ class Store:
             raise
         self._tables: dict[str, KeyedTable] = {}
         self._closed = False
+        self._savepoint: int | None = None  # the ledger's mark while a savepoint is open
 
     def table(self, name: str) -> KeyedTable:
         """The keyed table ``name`` (created on first use), such as ``"characters"``."""
@@ -528,7 +585,44 @@ class Store:
                 raise ValueError(f"{LEDGER_TABLE!r} is the ledger; use Store.ledger")
             raw = self._middleware.read() or {}
             table = self._tables[name] = KeyedTable(name, raw.get(name, {}))
+            if self._savepoint is not None:
+                table._begin()
         return table
+
+    @contextlib.contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Undo every change made inside the block if it raises, then re-raise.
+
+        The refereeing of one post runs in a savepoint, so a post that fails halfway
+        leaves no half of itself behind for the next flush. Changes kept are flushed
+        as usual; do not flush inside the block.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "c.json") as store:
+        ...     try:
+        ...         with store.savepoint():
+        ...             store.table("characters").put("kara", {"hp": 1})
+        ...             raise RuntimeError("a bug")
+        ...     except RuntimeError:
+        ...         pass
+        ...     "kara" in store.table("characters")
+        False
+        """
+        if self._savepoint is not None:
+            raise RuntimeError("a savepoint is already open")
+        self._savepoint = self.ledger._mark()
+        for table in self._tables.values():
+            table._begin()
+        undo = True
+        try:
+            yield
+            undo = False
+        finally:
+            if undo:
+                self.ledger._undo(self._savepoint)
+            for table in self._tables.values():
+                table._end(undo=undo)
+            self._savepoint = None
 
     def flush(self) -> bool:
         """Write every change since the last flush in one atomic write; return whether it wrote.
@@ -538,6 +632,8 @@ class Store:
         """
         if self._closed:
             raise StoreError(f"The store {self.path} is closed; open it again to write.")
+        if self._savepoint is not None:
+            raise RuntimeError("flush after the savepoint closes: it could not be undone")
         self.ledger._apply(self._db)
         for table in self._tables.values():
             table._apply(self._db)

@@ -62,10 +62,12 @@ from types import FrameType
 from typing import Any
 
 from .campaign import RedditConfig
+from .errors import ConfigError
 from .forum import Post, reading_order
-from .pipeline import Referee
+from .pipeline import Outcome, Referee
 from .reddit import LISTING_REACH, Failure, Forum, ForumError
 from .roster import RosterRenderer, digest, roster_view
+from .store import Store
 from .tags import find_tags
 
 log = logging.getLogger(__name__)
@@ -500,10 +502,11 @@ class Worker:
         state = Delivery.SENDING if outcome.replayed else Delivery.PENDING
         self._set(post.fullname, record, {"state": state.value, "attempts": 0})
         log.info(
-            "event=refereed post=%s tags=%d problems=%d state=%s",
+            "event=refereed post=%s tags=%d problems=%d failed=%s state=%s",
             post.fullname,
             outcome.tags,
             outcome.problems,
+            outcome.failed,
             state.value,
         )
 
@@ -796,7 +799,12 @@ class Worker:
             self._wiki_off = True
             return
         subreddit, page = self.subreddits[0], self.config.wiki_page
-        content = self._render_roster()
+        try:
+            content = self._render_roster()
+        except Exception:  # a bug in the roster must not stop the replies
+            log.exception("event=roster_off reason='cannot render': not trying again until restart")
+            self._wiki_off = True
+            return
         sha256 = digest(f"{subreddit.lower()}/{page}\n{content}")
         if (self.state.get("wiki") or {}).get("sha256") == sha256:
             self._roster_due = False
@@ -836,6 +844,45 @@ class Worker:
             store.table("vehicles").values(),
         )
         return self._roster_renderer.render(view)
+
+
+# -- failed posts ----------------------------------------------------------------------
+
+
+def stored_moderators(store: Store) -> set[str]:
+    """The moderators the worker last read (casefolded): GMs for a command run offline."""
+    cached = (store.table(WORKER_TABLE).get("moderators") or {}).get("subreddits") or {}
+    return {str(name).casefold() for names in cached.values() for name in names}
+
+
+def retry_failure(referee: Referee, fullname: str) -> Outcome:
+    """Referee a failed post again, after a fix; the bot then corrects its reply.
+
+    The failure notice the bot already posted is edited into the new reply (or, if it
+    was never posted, the new reply is posted instead), through the same delivery
+    states as every reply. If the post fails again, it stays recorded as failed and
+    its reply is left as it is. Raises :class:`ConfigError` for a post that did not fail.
+    """
+    failure = referee.failures.get(fullname)
+    if failure is None:
+        raise ConfigError(f"No failed post {fullname}; `referee failures` lists them.")
+    record = referee.posts.get(fullname) or {}
+    delivery = record.get("delivery")
+    if record.get("failed"):
+        referee.posts.delete(fullname)  # a stub: the post was never refereed
+    referee.failures.clear(fullname)
+    outcome = referee.referee(failure.as_post(), private=failure.private)
+    new = referee.posts.get(fullname)
+    if delivery and new is not None:
+        delivery = dict(delivery)
+        if not outcome.failed and delivery.get("state") in (
+            Delivery.DELIVERED.value,
+            Delivery.SENDING.value,
+        ):
+            delivery["edit_pending"] = True
+        referee.posts.put(fullname, {**new, "delivery": delivery})
+    log.info("event=retried post=%s failed=%s", fullname, outcome.failed)
+    return outcome
 
 
 # -- running ---------------------------------------------------------------------------

@@ -138,12 +138,33 @@ def test_deleting_while_iterating_is_safe(path):
         ({"tags": {"a", "b"}}, TypeError),
         ({1: "int key"}, TypeError),
         ({"_key": "reserved"}, ValueError),
+        ({"strength": 99999999999999999999}, TypeError),
+        ({"name": "Kara \ud800"}, TypeError),
+        ({"\udfff": 1}, TypeError),
     ],
 )
 def test_put_rejects_what_json_cannot_hold(path, record, error):
     """A value JSON cannot hold, or the reserved _key field, is refused at put time."""
     with Store(path) as store, pytest.raises(error):
         store.table("characters").put("kara", record)
+
+
+def test_a_record_the_file_cannot_hold_never_costs_the_other_records(path):
+    """A huge integer or a lone surrogate is refused at put and append; the flush that
+    follows writes everyone else's changes."""
+    with Store(path) as store:
+        store.table("characters").put("kara", {"hp": 3})
+        with pytest.raises(TypeError):
+            store.table("characters").put("bandit", {"strength": 10**20})
+        with pytest.raises(TypeError):
+            store.ledger.append({"roll_id": "r1", "tag": "roll d6 \ud800"})
+        store.ledger.append({"roll_id": "r2", "total": 4})
+    with Store(path) as store:
+        assert ({"hp": 3}, None, ["r2"]) == (
+            store.table("characters").get("kara"),
+            store.table("characters").get("bandit"),
+            [row["roll_id"] for row in store.ledger],
+        )
 
 
 def test_ledger_is_not_a_keyed_table(path):
@@ -502,3 +523,59 @@ def test_close_releases_the_store_even_if_the_last_flush_fails(path, monkeypatch
     monkeypatch.undo()
     with Store(path) as reopened:
         assert 0 == len(reopened.ledger)
+
+
+# Savepoints
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    before=st.lists(
+        st.tuples(st.sampled_from(["put", "delete", "flush", "append"]), st.sampled_from("abc")),
+        max_size=8,
+    ),
+    inside=st.lists(
+        st.tuples(st.sampled_from(["put", "delete", "append", "new"]), st.sampled_from("abcd")),
+        max_size=8,
+    ),
+)
+def test_a_savepoint_that_raises_leaves_the_store_as_it_was(before, inside):
+    """Whatever a failed savepoint did (puts, deletes, appends, a table it opened), the store
+    reads and reopens exactly as before it opened."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "campaign.json"
+        counter = iter(range(1000))
+
+        def run(store, action, key):
+            if action in ("put", "new"):
+                store.table("t" if action == "put" else "inner").put(key, {"n": next(counter)})
+            elif action == "delete":
+                store.table("t").delete(key)
+            elif action == "append":
+                store.ledger.append({"roll_id": f"{key}{next(counter)}"})
+            else:
+                store.flush()
+
+        def state(store):
+            return list(store.table("t").items()), [row["roll_id"] for row in store.ledger]
+
+        with Store(path) as store:
+            for action, key in before:
+                run(store, action, key)
+            expected = state(store)
+            with pytest.raises(SimulatedCrash), store.savepoint():
+                for action, key in inside:
+                    run(store, action, key)
+                raise SimulatedCrash
+            assert (expected, []) == (state(store), list(store.table("inner").items()))
+        with Store(path) as store:
+            assert (expected, []) == (state(store), list(store.table("inner").items()))
+
+
+def test_a_savepoint_that_ends_keeps_its_changes(path):
+    """Changes made in a savepoint that ends normally are flushed like any others."""
+    with Store(path) as store, store.savepoint():
+        store.table("t").put("a", {"n": 1})
+        store.ledger.append({"roll_id": "r1"})
+    with Store(path) as store:
+        assert ({"n": 1}, 1) == (store.table("t").get("a"), len(store.ledger))

@@ -241,6 +241,19 @@ def parse_damage(text: str) -> tuple[int, int, int]:
     return int(count), int(sides), modifier
 
 
+# A record's numbers (a TOML sheet, the store) are bounded like a typed sheet's.
+_BOUND = DEFAULT_LIMITS.max_sheet_number
+
+
+def _whole(value: object) -> str:
+    return f"from {-_BOUND} to {_BOUND}" if _is_int(value) else "a whole number"
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 24 else text[:23] + "…"
+
+
 class _Reader:
     """Collects every structural problem of one record while reading it."""
 
@@ -269,8 +282,8 @@ class _Reader:
         if value is None:
             self.problems.append(f"{where}{key} is missing.")
             return 0
-        if not _is_int(value):
-            self.problems.append(f"{where}{key} must be a whole number, not {value!r}.")
+        if not _is_int(value) or abs(value) > _BOUND:
+            self.problems.append(f"{where}{key} must be {_whole(value)}, not {_shown(value)}.")
             return 0
         return int(value)
 
@@ -333,8 +346,10 @@ def _read_stats(reader: _Reader, raw: object) -> dict[Stat, int]:
             continue
         if stat in mentioned:
             reader.problems.append(f"stats name {stat.value} twice.")
-        elif not _is_int(value):
-            reader.problems.append(f"stats.{stat.value} must be a whole number, not {value!r}.")
+        elif not _is_int(value) or abs(value) > _BOUND:
+            reader.problems.append(
+                f"stats.{stat.value} must be {_whole(value)}, not {_shown(value)}."
+            )
         else:
             stats[stat] = value
         mentioned.add(stat)

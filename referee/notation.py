@@ -48,6 +48,7 @@ form                meaning                                          example
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -576,6 +577,15 @@ class _Parser:
     def label(self, rest: str, spaced: bool) -> str:
         if not rest:
             return ""
+        # Undecodable bytes arrive as surrogates or, decoded, as U+FFFD.
+        if any(
+            char == "\ufffd" or (unicodedata.category(char) in ("Cs", "Cc") and not char.isspace())
+            for char in rest
+        ):
+            raise self.fail(
+                "The label after the roll holds a character that cannot be shown; write it "
+                "in plain text."
+            )
         if rest[0] == "#":
             return rest[1:].strip()
         # d20 reads "1d20 + to hit" as 1d20 and a comment; so does referee.

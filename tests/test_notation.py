@@ -177,3 +177,10 @@ def test_deep_nesting_is_refused_not_a_crash() -> None:
 def test_looks_like_expression(text: str, expected: bool) -> None:
     """Text starting with a digit, bracket, sign or d+digit is notation; a name is not."""
     assert expected == looks_like_expression(text)
+
+
+def test_a_label_that_cannot_be_shown_is_refused() -> None:
+    """Undecodable bytes or control characters in a label get a message, not a verdict."""
+    for text in ("1d6 \udcff", "1d6 \ufffd", "1d6 bell\x07"):
+        with pytest.raises(TagError):
+            parse_expression(text)

@@ -22,7 +22,7 @@ from .errors import Forbidden, RuleViolation, UnknownName, UserError
 from .forum import Post
 from .limits import DEFAULT_LIMITS, Limits, read_int
 from .sheets import SHEET_FORM, parse_sheet, sheet_block
-from .store import KeyedTable
+from .store import Table
 from .systems import stepped
 from .systems.stepped import odds as stepped_odds
 from .systems.stepped import vehicles
@@ -55,7 +55,7 @@ class Resolution:
 class Roster:
     """The campaign's characters for one run: parsed once, written back on change."""
 
-    def __init__(self, table: KeyedTable, vehicle_table: KeyedTable | None = None) -> None:
+    def __init__(self, table: Table, vehicle_table: Table | None = None) -> None:
         self._table = table
         self._records: dict[str, dict[str, Any]] = dict(table.items())
         self._parsed: dict[str, stepped.Character] = {}
@@ -175,13 +175,13 @@ class Context:
     """What a handler may read and change while resolving one post."""
 
     roster: Roster
-    encounters: KeyedTable
+    encounters: Table
     rules: stepped.Rules
     post: Post
     limits: Limits = DEFAULT_LIMITS
     extra: dict[str, Any] = field(default_factory=dict)
     gms: frozenset[str] = frozenset()  # casefolded usernames: moderators and config's gms
-    applications: KeyedTable | None = None
+    applications: Table | None = None
     npc_templates: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
@@ -414,7 +414,7 @@ class EncounterResult:
 STATUS_PENDING, STATUS_NEEDS_CHANGES = "awaiting approval", "needs changes"
 
 
-def _applications(context: Context) -> KeyedTable:
+def _applications(context: Context) -> Table:
     if context.applications is None:
         raise RuleViolation("This campaign does not take applications here.")
     return context.applications

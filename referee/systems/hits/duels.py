@@ -14,6 +14,11 @@ when filled. In combat the loser takes 2 Wounds. A losing initiator chooses
 consequences, and the Influence back) or Resist (both sides reroll once, R-49; if the
 initiator loses again it is Accept, refunded under R-26). The target has no choice.
 
+Readings noted: only a player character starts a duel, since a duel is bought with
+Influence and NPCs hold none; the consequences follow the mode the duel *started* in (the
+seed: "o risco vai ser baseado" on it), though the duel itself is an unstructured scene;
+a refund gives the Influence back even after the chapter that recorded the spend ended.
+
 >>> from referee.dice import FixedDice
 >>> from .scene import CampaignClock, Mode, start_scene
 >>> from .sheet import Attribute, new_character
@@ -27,7 +32,7 @@ initiator loses again it is Accept, refunded under R-26). The target has no choi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -39,7 +44,7 @@ from .changes import Change, diff
 from .influence import duel_cost, refund, spend
 from .rolls import OpposedRoll, PoolSpec, roll_opposed
 from .rulings import DEFAULT_RULINGS, Rulings
-from .scene import CampaignClock, Mode, Spend, SpendRecord, create_timer
+from .scene import CampaignClock, Mode, Spend, SpendRecord, Timer, create_timer
 from .sheet import Character, Standing
 from .stress import take_harm
 
@@ -238,6 +243,26 @@ def _finish(
         duels = tuple(after if d.id == duel.id else d for d in book.duels)
     changes += diff(f"duel #{duel.id}", duel, after)
     return DuelResult(after, replace(book, duels=duels), clock, characters, changes, roll)
+
+
+def fire_knockouts(
+    fired: Sequence[Timer], characters: Sequence[Character]
+) -> tuple[tuple[Character, ...], tuple[Change, ...]]:
+    """Knock out each character a filled timer names (an NPC that resisted a lost duel).
+
+    ``fired`` is :attr:`.scene.ClockResult.fired` from :func:`.scene.advance_timer`.
+    """
+    doomed = {t.knocks_out.casefold() for t in fired if t.knocks_out}
+    out: list[Character] = []
+    changes: tuple[Change, ...] = ()
+    for c in characters:
+        if c.name.casefold() in doomed and c.standing == Standing.ACTIVE:
+            after = replace(c, standing=Standing.KNOCKED_OUT)
+            changes += diff(c.name, c, after)
+            out.append(after)
+        else:
+            out.append(c)
+    return tuple(out), changes
 
 
 def resolve_duel(

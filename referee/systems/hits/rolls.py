@@ -16,6 +16,16 @@ only a natural 6 crits and it is a hit under any Disadvantage; ``modified``: a f
 or more after modifiers). Under ``modified`` a net Advantage of 5 makes every die crit for
 ever, so such a roll is refused. Quick rolls never crit and never modify faces (R-45).
 
+Readings of the seed kept as options or noted here:
+
+* Quick roll: the seed gives "one die for each source of dice and Advantage"; R-45 makes
+  each *point* of Advantage a die and each point of Disadvantage one die fewer, so a
+  :class:`QuickSpec` counts points. A source of 0 dice is no source.
+* All in under R-44 ``natural`` drops Disadvantage only; Advantage still raises faces
+  ("cada valor acima de 3" speaks of the values rolled, which Advantage raises).
+* Group rolls: R-42 ``roller`` does not say whose Level counts when rollers of different
+  Levels tie for most hits; the added ``group_ties`` ruling does (default: the lower Level).
+
 >>> from referee.dice import FixedDice
 >>> roll = roll_pool(PoolSpec(4), FixedDice([6, 6, 5, 1, 6, 2, 4]))
 >>> roll.hits, [d.face for d in roll.dice if d.from_crit]

@@ -14,6 +14,10 @@ and Benefits as counts (:class:`.sheet.SavedGains`) that the player spends on th
 he Awakens (:func:`awaken`), at once or later. Bonds, Techniques and Skills themselves are
 not modelled here; a Bond's Rank changing only in an Intermission is left to the GM.
 
+Readings noted: fast mode's "+1 each time Influence is used" counts every spend of the
+chapter, refunded ones included (as R-47 counts them for ways); "+1 to the highest
+attribute" is judged after the level's two +1s, a tie letting the player pick.
+
 >>> from .sheet import Attribute, new_character
 >>> kara = replace(new_character("Kara", Attribute.BODY, Attribute.MIND), xp=8)
 >>> award = award_xp(kara, 4)

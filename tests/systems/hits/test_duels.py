@@ -15,11 +15,19 @@ from referee.systems.hits.duels import (
     choose_after_loss,
     declare_duel,
     duel_pool,
+    fire_knockouts,
     npc_duel_dice,
     resolve_duel,
 )
 from referee.systems.hits.rulings import Rulings
-from referee.systems.hits.scene import CampaignClock, Mode, Spend, set_tension, start_scene
+from referee.systems.hits.scene import (
+    CampaignClock,
+    Mode,
+    Spend,
+    advance_timer,
+    set_tension,
+    start_scene,
+)
 from referee.systems.hits.sheet import Attribute, Standing, new_character
 
 KARA = replace(new_character("Kara", Attribute.BODY, Attribute.MIND), influence=3)
@@ -68,7 +76,7 @@ def test_initiator_wins_unstructured_npc_knocked_out():
 
 
 def test_npc_resists_with_a_timer():
-    """An NPC losing may resist with a 4/6/8-segment story timer that will knock it out."""
+    """An NPC losing may resist with a 4/6/8-segment story timer; filled, it knocks it out."""
     start = declared()
     result = resolve_duel(
         start.book, start.clock, 1, start.characters[0], OGRE, FixedDice([4, 1]), npc_timer=6
@@ -79,6 +87,9 @@ def test_npc_resists_with_a_timer():
         timer.knocks_out,
         result.characters[1].standing,
     )
+    filled = advance_timer(result.clock, timer.name, 6)
+    (ogre,), _ = fire_knockouts(filled.fired, [result.characters[1]])
+    assert Standing.KNOCKED_OUT == ogre.standing
     with pytest.raises(RuleViolation, match="4, 6 or 8"):
         resolve_duel(
             start.book, start.clock, 1, start.characters[0], OGRE, FixedDice([4, 1]), npc_timer=5

@@ -108,6 +108,24 @@ REQUESTS: dict[str, Any] = {
             r,
         )
     ),
+    "all in": lambda d, r, dice: (
+        lambda: influence.all_in(
+            scene.CampaignClock(),
+            influence.gain(KARA, d(small) % 3),
+            rolls.roll_level(d(specs), d(small), dice, r),
+            dice,
+            r,
+        )
+    ),
+    "intermission": lambda d, r, dice: (
+        lambda: stress.intermission([KARA, OGRE], d(st.lists(names)))
+    ),
+    "chapter": lambda d, r, dice: (
+        lambda: xp.end_chapter(
+            scene.start_chapter(scene.CampaignClock(), ()).clock, [KARA, OGRE], r
+        )
+    ),
+    "awaken": lambda d, r, dice: lambda: xp.awaken(KARA, d(hostile), d(hostile), d(hostile)),
     "sheet": lambda d, r, dice: lambda: character_from_dict(d(json_values)),
     "state": lambda d, r, dice: lambda: state_from_dict(d(json_values)),
     "edit": lambda d, r, dice: lambda: edit_counter(KARA, d(names | st.just("xp")), d(hostile)),
@@ -150,7 +168,8 @@ REQUESTS: dict[str, Any] = {
 }
 
 
-@settings(max_examples=300, deadline=None)
+# 300 examples in CI; `--hypothesis-profile long` (tests/conftest.py) raises it.
+@settings(max_examples=max(300, settings().max_examples), deadline=None)
 @given(st.data())
 def test_any_request_resolves_or_is_a_user_error(data):
     """Every engine entry point, fed hostile values, answers or raises a UserError only."""

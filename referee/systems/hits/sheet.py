@@ -19,6 +19,7 @@ from enum import Enum
 from typing import Any
 
 from referee.errors import RuleViolation
+from referee.limits import DEFAULT_LIMITS
 
 from .records import FORMAT_VERSION, Reader, listing
 from .rulings import DEFAULT_RULINGS, Rulings
@@ -129,17 +130,43 @@ def new_character(
 
     Raises RuleViolation when primary and secondary are the same attribute.
     """
-    if Attribute(primary) == Attribute(secondary):
+    primary, secondary = Attribute(primary), Attribute(secondary)
+    if primary == secondary:
         raise RuleViolation(
             f"{primary.value} cannot be both primary and secondary; pick two attributes."
         )
-    values: dict[str, Any] = {a.value: 2 for a in Attribute}
-    values[Attribute(primary).value] = 4
-    values[Attribute(secondary).value] = 3
+    values = {a: 2 for a in Attribute}
+    values[primary] = 4
+    values[secondary] = 3
+    return create_character(name, values, player=player, level=level, rulings=rulings)
+
+
+def create_character(
+    name: str,
+    attributes: Mapping[Attribute, int],
+    *,
+    player: bool = True,
+    level: int | None = None,
+    rulings: Rulings = DEFAULT_RULINGS,
+) -> Character:
+    """A character from an application's attributes, at full Health; every problem at once.
+
+    >>> create_character("", {Attribute.BODY: 4, Attribute.MIND: 4})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    referee.errors.RuleViolation: The application has 3 problems:
+    - talent is missing
+    - spirit is missing
+    - the character needs a name
+    """
+    problems = creation_problems(attributes)
+    values: dict[str, Any] = {a.value: attributes.get(a, 0) for a in Attribute}
     start = rulings.start_level if level is None else level
     character = Character(name=name, level=start, player=player, **values)
     character = replace(character, health=character.max_health)
-    check_character(character)
+    problems += character_problems(character)
+    if problems:
+        raise RuleViolation(listing("The application", problems))
     return character
 
 
@@ -166,6 +193,8 @@ def character_problems(character: Character) -> list[str]:
     problems: list[str] = []
     if not c.name.strip():
         problems.append("the character needs a name")
+    elif len(c.name) > DEFAULT_LIMITS.max_name_chars:
+        problems.append(f"a name has at most {DEFAULT_LIMITS.max_name_chars} characters")
     for a in Attribute:
         if not 0 <= c.attribute(a) <= MAX_COUNTER:
             problems.append(f"{a.value} must be from 0 to {MAX_COUNTER}, not {c.attribute(a)}")

@@ -18,6 +18,7 @@ from referee.systems.hits.sheet import (
     character_from_dict,
     character_problems,
     character_to_dict,
+    create_character,
     creation_problems,
     edit_counter,
     new_character,
@@ -49,6 +50,19 @@ def test_primary_and_secondary_must_differ():
     """The same attribute cannot be primary and secondary."""
     with pytest.raises(RuleViolation, match="both primary and secondary"):
         new_character("A", Attribute.BODY, Attribute.BODY)
+
+
+def test_application_lists_every_problem():
+    """An application with a bad array and an over-long name gets both problems at once."""
+    attributes = {Attribute.BODY: 4, Attribute.TALENT: 4, Attribute.SPIRIT: 2, Attribute.MIND: 2}
+    with pytest.raises(RuleViolation) as caught:
+        create_character("K" * 65, attributes)
+    assert "2 problems" in caught.value.message
+
+
+def test_application_with_names_as_text():
+    """Attributes named as text (as a parsed tag gives them) are accepted."""
+    assert 4 == new_character("Kara", "talent", "body").talent
 
 
 def test_creation_array_is_checked():

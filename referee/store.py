@@ -320,6 +320,8 @@ class PostTable:
         self._emit = emit
         self._unflushed: dict[str, tuple[int, bytes]] = {}  # key -> (batch offset, record)
         self._deleted: list[str] = []  # keys deleted since the last flush
+        # While a savepoint is open: (key, its unflushed entry before, deleted count).
+        self._undo: list[tuple[str, tuple[int, bytes] | None, int]] | None = None
         self._cache: OrderedDict[str, bytes] = OrderedDict()
 
     def get(self, key: str) -> Record | None:
@@ -349,12 +351,28 @@ class PostTable:
         value = _json(record if type(record) is dict else dict(record))
         if value == self._value(key):
             return
+        self._remember_undo(key)
         self._unflushed[key] = (self._emit(_put_line(self.name, key, value)), value)
+
+    def _remember_undo(self, key: str) -> None:
+        if self._undo is not None:
+            self._undo.append((key, self._unflushed.get(key), len(self._deleted)))
+
+    def _rewind(self) -> None:
+        """Undo every put and delete since the savepoint opened."""
+        for key, before, deleted in reversed(self._undo or []):
+            if before is None:
+                self._unflushed.pop(key, None)
+            else:
+                self._unflushed[key] = before
+            del self._deleted[deleted:]
+        self._undo = None
 
     def delete(self, key: str) -> bool:
         """Remove the record under ``key``; return whether there was one."""
         if key not in self:
             return False
+        self._remember_undo(key)
         self._emit(_delete_line(self.name, key))
         self._unflushed.pop(key, None)
         self._deleted.append(key)
@@ -643,6 +661,7 @@ class Store:
         finally:
             if undo:
                 self._savepoint()
+            self.posts._undo = None
             for table in self._tables.values():
                 table._end(undo=undo)
             self._savepoint = None
@@ -652,14 +671,14 @@ class Store:
         lines, size = len(self._batch), self._batch_size
         ledger, posts = self.ledger, self.posts
         last_hash, rows, unflushed = ledger.last_hash, len(ledger), len(ledger._unflushed)
-        posts_unflushed, posts_deleted = dict(posts._unflushed), list(posts._deleted)
+        posts._undo = []
 
         def rewind() -> None:
             del self._batch[lines:]
             self._batch_size = size
             ledger.last_hash, ledger._rows = last_hash, rows
             del ledger._unflushed[unflushed:]
-            posts._unflushed, posts._deleted = posts_unflushed, posts_deleted
+            posts._rewind()
 
         return rewind
 

@@ -31,6 +31,8 @@ Delivery is a small state machine kept in the post's record in the store's ``pos
 table, under ``delivery``; every transition is flushed before the next call to Reddit::
 
     refereed ─► pending ──intent flushed──► sending ──reply id flushed──► delivered
+    (the intents of all replies due in a cycle share one synced flush; one that is
+    not tried after all, after a RATELIMIT say, goes back to pending)
                  ▲   │ RATELIMIT                 │ lost answer, 5xx, crash
                  │   └► pending, retry_at        ▼
                  │                          next cycle: look for the bot's reply
@@ -683,34 +685,54 @@ class Worker:
         self.store.flush(sync=False)  # lost, the next cycle looks again
 
     def _deliver(self, report: CycleReport) -> None:
+        """Post every due reply: all their intents in one synced flush, then one by one."""
         now = self.clock()
         hold = float((self.state.get("ratelimit") or {}).get("until", 0.0))
         if now < hold:
             return
+        due: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
         for fullname, record in self._records(Delivery.PENDING):
             delivery = dict(record["delivery"])
             if float(delivery.get("retry_at", 0.0)) > now:
                 continue
-            self._deliver_one(fullname, record, delivery, report)
+            attempts = int(delivery.get("attempts", 0)) + 1
+            if attempts > MAX_ATTEMPTS:
+                reason = f"gave up after {MAX_ATTEMPTS}"
+                self._undeliverable(fullname, record, delivery, reason, report)
+                continue
+            due.append((fullname, record, delivery))
+            sending = {**delivery, "state": Delivery.SENDING.value, "since": _iso(now)}
+            sending.pop("retry_at", None)
+            self._set(fullname, record, sending)
+        if not due:
+            return
+        # The intents, durable before any of these replies can exist: one fsync for all.
+        self.store.flush()
+        for number, (fullname, record, _) in enumerate(due):
+            try:
+                self._deliver_one(fullname, record, report)
+            except _Stop:
+                self._not_tried(due[number + 1 :])
+                raise
             if float((self.state.get("ratelimit") or {}).get("until", 0.0)) > now:
+                self._not_tried(due[number + 1 :])
                 return  # RATELIMIT holds every reply of the account, not just this one
 
-    def _deliver_one(
-        self,
-        fullname: str,
-        record: dict[str, Any],
-        delivery: dict[str, Any],
-        report: CycleReport,
-    ) -> None:
-        attempts = int(delivery.get("attempts", 0)) + 1
-        if attempts > MAX_ATTEMPTS:
-            self._undeliverable(fullname, record, delivery, f"gave up after {MAX_ATTEMPTS}", report)
-            return
-        delivery.update(state=Delivery.SENDING.value, attempts=attempts, since=_iso(self.clock()))
-        delivery.pop("retry_at", None)
+    def _not_tried(self, due: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> None:
+        """Put replies whose intent was written but which were never posted back to pending."""
+        for fullname, record, delivery in due:
+            self._set(fullname, record, delivery)
+        if due:  # lost, they stay "sending" and the next cycle looks for them first
+            self.store.flush(sync=False)
+
+    def _deliver_one(self, fullname: str, record: dict[str, Any], report: CycleReport) -> None:
+        delivery = dict((self.posts.get(fullname) or record)["delivery"])
+        # Counted as it is tried, not with the intents: a crash before its turn costs
+        # a post no attempt. No fsync: a power cut can only undercount by one.
+        delivery["attempts"] = int(delivery.get("attempts", 0)) + 1
         self._set(fullname, record, delivery)
-        self.store.flush()  # the intent, durable before the reply can exist
-        log.info("event=replying post=%s attempt=%d", fullname, attempts)
+        self.store.flush(sync=False)
+        log.info("event=replying post=%s attempt=%d", fullname, delivery["attempts"])
         text = str(record["reply"])
         try:
             reply = self._call(self.forum.reply, fullname, text)

@@ -192,3 +192,25 @@ def test_sigkill_during_big_appends_never_loses_an_earlier_record(path):
                 verify(store.ledger, None).ok,
             )
             assert expected == actual
+
+
+def test_a_failed_savepoint_takes_back_its_posts_and_rows(path):
+    """Posts put or deleted and rows appended inside a savepoint that raises are gone."""
+    with Store(path) as store:
+        store.posts.put("t1_a", {"n": 1})
+        store.posts.put("t1_b", {"n": 2})
+        store.flush()
+        store.posts.put("t1_b", {"n": 3})
+        with pytest.raises(SimulatedCrash), store.savepoint():
+            store.posts.put("t1_b", {"n": 4})
+            store.posts.put("t1_c", {"n": 5})
+            store.posts.delete("t1_a")
+            store.ledger.append({"roll_id": "c-1"})
+            raise SimulatedCrash
+    with Store(path) as store:
+        assert ({"n": 1}, {"n": 3}, None, 0) == (
+            store.posts.get("t1_a"),
+            store.posts.get("t1_b"),
+            store.posts.get("t1_c"),
+            len(store.ledger),
+        )

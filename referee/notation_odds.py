@@ -190,37 +190,67 @@ def _sum_ways(count: int, sides: int) -> Dist:
     return Dist({count + i: w for i, w in enumerate(ways)}, sides**count)
 
 
-def _keep_ways(count: int, face_ways: dict[int, int], keep: int, highest: bool) -> Dist:
-    """Ways for the sum of the ``keep`` highest (or lowest) of ``count`` dice.
+def _keep_ways(count: int, face_ways: dict[int, int], kept: frozenset[int]) -> Dist:
+    """Ways for the sum of the dice whose ranks (from the highest, 0-based) are ``kept``
+    among ``count`` dice: ``{0, 1, 2}`` is kh3, ``{count - 1}`` kl1.
 
-    Faces are visited from the best to the worst; a state is (dice placed on better
-    faces, sum of those kept). Once ``keep`` dice are placed the rest show any worse
-    face. ``face_ways`` weighs each face (1 each for a fair die).
+    Order statistics: faces are visited from the highest down; a state is (dice placed
+    on higher faces, sum of the kept ones among them). Once every kept rank is placed
+    the rest show any lower face. ``face_ways`` weighs each face (1 each for a fair die).
     """
-    faces = sorted(face_ways, reverse=highest)
+    stop = max(kept) + 1
+    before = [0] * (count + 1)  # before[i]: kept ranks below i
+    for rank in range(count):
+        before[rank + 1] = before[rank] + (rank in kept)
+    faces = sorted(face_ways, reverse=True)
     total_ways = sum(face_ways.values())
-    _budget(len(faces) * len(faces) * keep * keep * count)
+    _budget(len(faces) * len(faces) * stop * stop * count)
     result: defaultdict[int, int] = defaultdict(int)
     states: dict[tuple[int, int], int] = {(0, 0): 1}
-    worse = total_ways
+    lower = total_ways
     for face in faces:
         weight = face_ways[face]
-        worse -= weight
+        lower -= weight
         following: defaultdict[tuple[int, int], int] = defaultdict(int)
         for (placed, subtotal), ways in states.items():
             left = count - placed
             for m in range(left + 1):
                 now = placed + m
-                kept_sum = subtotal + face * (min(now, keep) - placed)
+                kept_sum = subtotal + face * (before[now] - before[placed])
                 w = ways * math.comb(left, m) * weight**m
-                if now >= keep:
-                    result[kept_sum] += w * worse ** (count - now)
+                if now >= stop:
+                    result[kept_sum] += w * lower ** (count - now)
                 else:
                     following[(now, kept_sum)] += w
         states = following
     if len(result) > MAX_OUTCOMES:
         raise _TooCostly
     return Dist(dict(result), total_ways**count)
+
+
+def _ranks_kept(operations: tuple[Operation, ...], count: int) -> frozenset[int] | None:
+    """The ranks (from the highest) that k/p operations with h/l selectors leave kept.
+
+    As in d20, an operation's selectors are unioned: ``kl3kh2`` keeps the 3 lowest and
+    the 2 highest. None when a selector picks by value instead.
+    """
+    kept = list(range(count))  # kept ranks, highest first
+    for operation in operations:
+        if operation.op not in ("k", "p"):
+            return None
+        chosen: set[int] = set()
+        for selector in operation.selectors:
+            if selector.cat == "h":
+                chosen.update(kept[: selector.n])
+            elif selector.cat == "l":
+                chosen.update(kept[len(kept) - min(selector.n, len(kept)) :])
+            else:
+                return None
+        if operation.op == "k":
+            kept = [rank for rank in kept if rank in chosen]
+        else:
+            kept = [rank for rank in kept if rank not in chosen]
+    return frozenset(kept)
 
 
 # One die's state while its operations run: (value, kept, success mark).
@@ -364,35 +394,23 @@ def _dice(node: Dice) -> Dist:
         return Dist({0: 1}, 1)
     if not operations:
         return _sum_ways(count, sides)
-    if len(operations) == 1 and operations[0].op in ("k", "p"):
-        selectors = operations[0].selectors
-        if len(selectors) == 1 and selectors[0].cat in ("h", "l"):
-            n = min(selectors[0].n, count)
-            highest = selectors[0].cat == "h"
-            if operations[0].op == "p":
-                n, highest = count - n, not highest
-            if n == 0:
-                return Dist({0: 1}, 1)
-            if n == count:
-                return _sum_ways(count, sides)
-            return _keep_ways(count, _uniform(sides), n, highest)
-    last = operations[-1]
-    if (
-        last.op in ("k", "p")
-        and len(last.selectors) == 1
-        and last.selectors[0].cat in ("h", "l")
-        and all(op.op in ("rr", "ro", "mi", "ma") for op in operations[:-1])
-    ):
-        # Rerolled or clamped dice are still independent: keep the best of weighted faces.
-        one = _per_die(Dice(1, sides, operations[:-1]))
+    # Rerolled or clamped dice stay independent, so kh/kl/ph/pl after them keep
+    # ranks among dice with weighted faces.
+    per_die = 0
+    while per_die < len(operations) and operations[per_die].op in ("rr", "ro", "mi", "ma"):
+        per_die += 1
+    ranks = _ranks_kept(operations[per_die:], count) if per_die < len(operations) else None
+    if ranks is not None:
+        if not ranks:
+            return Dist({0: 1}, 1)
+        one = _per_die(Dice(1, sides, operations[:per_die])) if per_die else None
+        faces = _uniform(sides) if not per_die else None
         if one is not None:
-            n = min(last.selectors[0].n, count)
-            highest = last.selectors[0].cat == "h"
-            if last.op == "p":
-                n, highest = count - n, not highest
-            if n == 0:
-                return Dist({0: 1}, 1)
-            return _keep_ways(count, {int(v): w for v, w in one.ways.items()}, n, highest)
+            faces = {int(v): w for v, w in one.ways.items()}
+        if faces is not None:
+            if len(ranks) == count and not per_die:
+                return _sum_ways(count, sides)
+            return _keep_ways(count, faces, ranks)
     one = _per_die(node)
     if one is not None:
         _budget(len(one.ways) * len(one.ways) * count)

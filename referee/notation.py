@@ -180,6 +180,7 @@ class Expression:
     text: str
     label: str = ""  # a comment after the roll, such as "to climb the wall"
     repeat: int = 1  # "6x 4d6kh3" rolls the tree 6 times, each shown
+    guarded: bool = False  # it multiplies or divides: its totals are checked when rolled
 
 
 # ---------------------------------------------------------------------------- parsing
@@ -245,6 +246,7 @@ class _Parser:
         self.dice = 0  # dice thrown so far, over every group
         self.terms = 0  # numbers and dice groups so far
         self.depth = 0
+        self.guarded = False  # a *, /, // or %: a total may grow or divide by zero
 
     # -- helpers
     def fail(self, message: str) -> TagError:
@@ -321,6 +323,8 @@ class _Parser:
                 self.pos = start
                 break
             left = Binary(op, left, right)
+            if op in _GROWING:
+                self.guarded = True
         return left
 
     def unary(self) -> Node | None:
@@ -572,7 +576,7 @@ class _Parser:
                 f"{self.dice * repeat:,} dice is more than the {self.limits.max_dice:,} one roll "
                 "may throw."
             )
-        return Expression(root, str(root), label, repeat)
+        return Expression(root, str(root), label, repeat, self.guarded)
 
     def label(self, rest: str, spaced: bool) -> str:
         if not rest:
@@ -602,6 +606,7 @@ class _Parser:
 
 
 _D_DIGITS = tuple(f"d{digit}" for digit in "0123456789")
+_GROWING = frozenset(("*", "/", "//", "%"))
 
 
 def _with_annotations(node: Node, annotations: tuple[str, ...]) -> Node:
@@ -648,11 +653,25 @@ def parse_expression(text: str, limits: Limits = DEFAULT_LIMITS) -> Expression:
     ...
     referee.errors.TagError: 1,500 dice is more than the 1,000 one roll may throw.
     """
-    return _parse(text.replace("−", "-").replace("×", "x"), limits)
+    if limits is DEFAULT_LIMITS:
+        cached = _CACHE.get(text)
+        if cached is not None:
+            return cached
+    expression = _parse(text.replace("−", "-").replace("×", "x"), limits)
+    if limits is DEFAULT_LIMITS:
+        if len(_CACHE) >= 1024:
+            _CACHE.clear()
+        _CACHE[text] = expression
+    return expression
 
 
-# Like d20's parse cache: players repeat the same few expressions. Errors are not cached.
-@functools.lru_cache(maxsize=1024)
+# Like d20's parse cache: players repeat the same few expressions. The common case
+# (the default limits) is looked up by text alone, without hashing the limits; the
+# odds cache relies on one Expression object per text. Errors are not cached.
+_CACHE: dict[str, Expression] = {}
+
+
+@functools.lru_cache(maxsize=256)
 def _parse(text: str, limits: Limits) -> Expression:
     if len(text) > limits.max_tag_chars:
         raise TagError(

@@ -34,7 +34,7 @@ from referee.notation_roll import (
     RolledLiteral,
     RolledUnary,
 )
-from referee.render import escape_markdown
+from referee.render import escape_markdown, percent
 
 DICE_SHOWN = 40  # dice listed per group; the rest are counted
 # The notation's own characters that mean something to Markdown or HTML.
@@ -124,3 +124,26 @@ def _markdown(rolled: Any) -> str:
 def markdown(rolled: Any) -> str:
     """One rolled set as Markdown, without its total (the template adds it in bold)."""
     return _markdown(rolled)
+
+
+def odds_note(odds: Any, total: int) -> str:
+    """A verdict's chance in brackets: of this total or higher, or of a comparison being true.
+
+    >>> from fractions import Fraction
+    >>> from referee.notation_odds import Odds
+    >>> odds_note(Odds(Fraction(5, 12)), 9)
+    ' (this high or higher: 41.7%)'
+    >>> odds_note(Odds(Fraction(11, 20), comparison=True), 0)
+    ' (false; chance of true: 55.0%)'
+    >>> odds_note(Odds(Fraction(1, 3), Fraction(1, 10**9)), 9)
+    ' (this high or higher: 33.3% ±1e-09 for the explosions and rerolls cut off)'
+    """
+    if odds.chance is None:
+        text = f" ({odds.reason}"
+    elif odds.comparison:
+        text = f" ({'true' if total else 'false'}; chance of true: {percent(odds.chance)}"
+    else:
+        text = f" (this high or higher: {percent(odds.chance)}"
+    if odds.precision:
+        text += f" ±{float(odds.precision):.0e} for the explosions and rerolls cut off"
+    return text + ")"

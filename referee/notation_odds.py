@@ -80,7 +80,7 @@ class Odds:
 class _Final:
     """The total's distribution sorted, with suffix sums for "at least" lookups."""
 
-    __slots__ = ("denominator", "missing", "suffix", "values")
+    __slots__ = ("denominator", "missing", "odds", "suffix", "values")
 
     def __init__(self, dist: Dist) -> None:
         merged: defaultdict[int, int] = defaultdict(int)
@@ -93,6 +93,7 @@ class _Final:
         self.suffix = suffix
         self.denominator = dist.denominator
         self.missing = dist.missing
+        self.odds: dict[int, Odds] = {}  # per total asked for, as verdicts repeat
 
     def at_least(self, total: int) -> Fraction:
         return Fraction(self.suffix[bisect_left(self.values, total)], self.denominator)
@@ -636,14 +637,21 @@ def odds(expression: Expression, total: int) -> Odds:
     >>> odds(parse_expression("1000d1000"), 500_000).reason
     'odds not computed (too many outcomes)'
     """
+    final = _final_of(expression)
+    if final is not None:
+        known = final.odds.get(total)
+        if known is not None:
+            return known
     root = expression.root
     comparison = isinstance(root, Binary) and root.op in COMPARISONS
-    final = _final_of(expression)
     if final is None:
         return Odds(None, reason=TOO_MANY, comparison=comparison)
     target = 1 if comparison else total
     precision = Fraction(final.missing, final.denominator)
-    return Odds(final.at_least(target), precision, "", comparison)
+    result = Odds(final.at_least(target), precision, "", comparison)
+    if len(final.odds) < 4096:
+        final.odds[total] = result
+    return result
 
 
 def chance_at_least(expression: Expression, total: int) -> Fraction | None:

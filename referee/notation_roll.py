@@ -395,24 +395,30 @@ ROLLERS: dict[type, Callable[[Any, _Roll], Rolled]] = {
 def checked_total(rolled: Rolled, limits: Limits = DEFAULT_LIMITS) -> int:
     """A rolled tree's total as a whole number (cut toward zero), or a message.
 
-    Every intermediate result is held to ``limits.max_total``; dividing by zero is
-    refused, as d20 refuses it.
+    The total is held to ``limits.max_total``; dividing by zero is refused, as d20
+    refuses it, naming the part that divides. (Within the parse limits no part can
+    pass a float's range, so only the total needs the check.)
     """
-    _check(rolled, limits.max_total)
-    return int(rolled.total)
-
-
-def _check(rolled: Any, most: int) -> None:
-    for child in _children(rolled):
-        _check(child, most)
     try:
-        value = rolled.number
+        total = rolled.total
+    except ZeroDivisionError:
+        _find_zero_division(rolled)
+        raise
+    most = limits.max_total
+    if not -most <= total <= most:
+        raise RuleViolation(f"'{rolled.node}' comes to more than {most:,}; use smaller numbers.")
+    return int(total)
+
+
+def _find_zero_division(rolled: Any) -> None:
+    for child in _children(rolled):
+        _find_zero_division(child)
+    try:
+        _ = rolled.number  # raises where this part divides by zero
     except ZeroDivisionError:
         raise RuleViolation(
             f"'{rolled.node}' divides by zero; change the roll so nothing is divided by 0."
         ) from None
-    if not -most <= value <= most:
-        raise RuleViolation(f"'{rolled.node}' comes to more than {most:,}; use smaller numbers.")
 
 
 def _children(rolled: Any) -> list[Any]:
@@ -450,12 +456,18 @@ def roll_expression(
     """
     root = expression.root
     roller = ROLLERS[type(root)]
+    if expression.repeat == 1 and not expression.guarded:
+        # Sums of capped numbers and dice stay far inside max_total and never divide.
+        rolled = roller(root, _Roll(dice, limits))
+        total = int(rolled.total)
+        odds = () if rate is None else (rate(expression, total),)
+        return RolledExpression(expression, (rolled,), (total,), total, odds)
     sets = []
     totals = []
     for _ in range(expression.repeat):
         rolled = roller(root, _Roll(dice, limits))
         sets.append(rolled)
-        totals.append(checked_total(rolled, limits))
+        totals.append(checked_total(rolled, limits) if expression.guarded else int(rolled.total))
     total = totals[0] if len(totals) == 1 else sum(totals)
     odds = () if rate is None else tuple([rate(expression, t) for t in totals])
     return RolledExpression(expression, tuple(sets), tuple(totals), total, odds)

@@ -126,9 +126,10 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     environment.globals["ladder"] = LADDER  # points 1-6 to die sides
     environment.filters["pct"] = percent
     environment.filters["signed"] = signed
-    from .notation_markdown import markdown  # it escapes with this module's md filter
+    from .notation_markdown import markdown, odds_note  # they escape with this module's md
 
     environment.filters["tree"] = markdown
+    environment.filters["odds_note"] = odds_note
     return environment
 
 

@@ -220,3 +220,33 @@ def test_a_notation_body_is_never_read_as_a_character(open_campaign):
     referee = Referee(open_campaign(SHEETS))
     text = referee.referee(_post("[[roll (1d6)]] [[roll (1, 2, 3)k1k2]]")).text
     assert (0, 2) == (text.count("character"), text.count("**Roll "))
+
+
+def test_a_tag_that_fails_after_writing_leaves_no_half_change(open_campaign, monkeypatch):
+    """An attack that wounds its target and then crashes is undone: the target is unhurt."""
+    from referee.dice import FixedDice
+    from referee.pipeline import INTERNAL_PROBLEM, Session, verdict_for
+    from referee.systems.stepped import handlers
+    from referee.tags import ParseContext, Tag
+
+    campaign = open_campaign(SHEETS)
+    context = Session(campaign, ["kara"]).context(_post(""))
+
+    def crash(*args):
+        raise RuntimeError("a bug after the wound was written")
+
+    monkeypatch.setattr(handlers, "change_of", crash)
+    # Unaware: an automatic hit; damage 6+6 (wild 1) against a soak of 1 wounds.
+    verdict = verdict_for(
+        Tag(0, "shoot Kara -> Trooper 1 unaware"),
+        "rid",
+        context,
+        ParseContext(context.known_names),
+        FixedDice([6, 6, 1, 1]),
+    )
+    stored = campaign.store.table("characters").get("trooper 1")["sheet"]
+    assert (INTERNAL_PROBLEM, 0, 0) == (
+        verdict.problem,
+        stored.get("wounds", 0),
+        context.roster.find("Trooper 1").wounds,
+    )

@@ -6,6 +6,7 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.systems.pool.rulings import (
+    EmptyAction,
     EmptyPool,
     ExtendedBotch,
     OverTen,
@@ -26,6 +27,7 @@ def test_defaults_are_the_rules_rulings() -> None:
             willpower_success=True,
             free_botch=False,
             empty_pool=EmptyPool.REFUSE,
+            empty_action=EmptyAction.REFUSE,
             extended_botch=ExtendedBotch.RESET,
             resisted_tie=ResistedTie.NOBODY,
             teamwork=Teamwork.GM,
@@ -44,6 +46,7 @@ def test_every_option_is_read_from_a_mapping() -> None:
         "willpower_success": False,
         "free_botch": True,
         "empty_pool": "fail",
+        "empty_action": "skip",
         "extended_botch": "end",
         "resisted_tie": "defender",
         "teamwork": "never",
@@ -62,3 +65,11 @@ def test_unknown_keys_and_bad_values_are_all_reported() -> None:
     assert message.startswith("The pool rulings in config.toml have 3 problems:")
     assert "the pool rulings are pool_over_10, difficulty_clamp, labels" in message
     assert "difficulty_clamp = 'yes': allowed values are true, false." in message
+
+
+def test_rulings_built_from_plain_values_hold_enums() -> None:
+    """Built directly from TOML values, the rulings hold enum members; a bad value is refused."""
+    rulings = PoolRulings(team_botch="own", labels=["ok", "great"])  # type: ignore[arg-type]
+    assert (TeamBotch.OWN, ("ok", "great")) == (rulings.team_botch, rulings.labels)
+    with pytest.raises(ValueError, match="team_botch = 'mine'"):
+        PoolRulings(team_botch="mine")  # type: ignore[arg-type]

@@ -224,6 +224,7 @@ def select(operation: Operation, items: list[Any], first_only: bool = False) -> 
     """
     kept = [item for item in items if item.kept]
     chosen: list[Any] = []
+    seen: set[int] = set()  # ids of chosen items: a die may be picked by two selectors
     for selector in operation.selectors:
         if selector.cat == "h":
             picked = sorted(kept, key=_total, reverse=True)[: selector.n]
@@ -233,7 +234,10 @@ def select(operation: Operation, items: list[Any], first_only: bool = False) -> 
             picked = [item for item in kept if selector.matches(item.total)]
         if first_only:
             picked = picked[: max(0, 1 - len(chosen))]
-        chosen.extend(item for item in picked if not any(item is c for c in chosen))
+        for item in picked:
+            if id(item) not in seen:
+                seen.add(id(item))
+                chosen.append(item)
     return chosen
 
 
@@ -245,9 +249,9 @@ def _total(item: Any) -> Number:
 
 
 def _keep(operation: Operation, items: list[Any], roll: _Roll, sides: int) -> None:
-    chosen = select(operation, items)
+    chosen = {id(item) for item in select(operation, items)}
     for item in items:
-        if item.kept and not any(item is c for c in chosen):
+        if item.kept and id(item) not in chosen:
             item.kept = False
 
 
@@ -275,14 +279,14 @@ def _reroll_once(operation: Operation, dice: list[RolledDie], roll: _Roll, sides
 
 
 def _explode(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: int) -> None:
-    done: list[RolledDie] = []
+    done: set[int] = set()  # ids of dice that already exploded
     chosen = select(operation, dice)
     while chosen:
         for die in chosen:
             die.exploded = True
             dice.append(RolledDie(sides, roll.draw(sides), added=True))
-        done.extend(chosen)
-        chosen = [die for die in select(operation, dice) if not any(die is d for d in done)]
+        done.update(id(die) for die in chosen)
+        chosen = [die for die in select(operation, dice) if id(die) not in done]
 
 
 def _explode_once(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: int) -> None:

@@ -194,10 +194,12 @@ class System(Protocol):
         """Fill empty tables from the sheets the campaign ships; raise ConfigError on refusals."""
         ...
 
-    def end_encounter(self, context: Context) -> bool:
+    def end_encounter(self, context: Context) -> Any:
         """The core's [[end encounter]] ran in ``context.post.thread``: reset what it resets.
 
-        Returns whether the thread had encounter state (an initiative order...) to reset.
+        Returns whether the thread had encounter state (an initiative order...) to reset:
+        a bool, or any value whose truth says so and which the system's
+        ``verdict_encounter.md.j2`` shows as ``v.result.detail`` (who was reset...).
         """
         ...
 

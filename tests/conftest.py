@@ -1,6 +1,6 @@
 """Shared fixtures: campaigns on disk and live worker harnesses, always closed after the test."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,21 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+def _last_flushed(output: str) -> int:
+    """The N of the last whole "flushed N" line a killed child wrote (0 if none).
+
+    The piece after the last newline is a report the kill cut short: it never counts.
+    """
+    lines = output.split("\n")[:-1]
+    return max((int(line.split()[1]) for line in lines), default=0)
+
+
+@pytest.fixture
+def last_flushed() -> Callable[[str], int]:
+    """Parse a SIGKILLed store child's stdout: the last flush it reported in full."""
+    return _last_flushed
 
 
 @pytest.fixture

@@ -205,8 +205,15 @@ def prepare(state: DuelState, entrants: tuple[Entrant, ...]) -> tuple[DuelState,
         else:
             continue
         ended.append(i)
-    new = replace(state, hands=tuple(hands), lights=tuple(lights), ends=tuple(ends))
+    if not (escaped or lit or ended):
+        return state, _NOTHING
+    new = DuelState(
+        state.gm_left, tuple(hands), tuple(lights), state.pairs, tuple(ends), state.proposals
+    )
     return new, Prepared(tuple(escaped), tuple(lit), tuple(ended))
+
+
+_NOTHING = Prepared()
 
 
 def rollers(state: DuelState) -> tuple[bool, tuple[int, ...]]:
@@ -232,7 +239,8 @@ def throw(
             voided.append(i)
     hands = tuple(h - (1 if i in player_dice else 0) for i, h in enumerate(state.hands))
     gm_left = state.gm_left - (1 if gm_die is not None else 0)
-    return replace(state, gm_left=gm_left, hands=hands, pairs=tuple(pairs)), tuple(voided)
+    new = DuelState(gm_left, hands, state.lights, tuple(pairs), state.ends, state.proposals)
+    return new, tuple(voided)
 
 
 def negotiation_due(

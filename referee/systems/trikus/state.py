@@ -175,7 +175,10 @@ class Fight:
 
     @property
     def over(self) -> bool:
-        return self.gm_dice == 0 or all(pool.out or pool.dice == 0 for pool in self.pools)
+        """The GM has no dice, or (after a round) no player can fight on."""
+        if self.gm_dice == 0:
+            return True
+        return self.rounds > 0 and all(pool.out or pool.dice == 0 for pool in self.pools)
 
 
 @dataclass(frozen=True)

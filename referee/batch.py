@@ -33,6 +33,11 @@ class BatchResult:
         return sum(o.new_rolls for o in self.outcomes)
 
     @property
+    def failed(self) -> tuple[Outcome, ...]:
+        """Posts the referee could not handle (each answered with the failure notice)."""
+        return tuple(o for o in self.outcomes if o.failed)
+
+    @property
     def replies(self) -> tuple[Outcome, ...]:
         return tuple(o for o in self.outcomes if o.has_reply)
 

@@ -18,8 +18,9 @@ from tqdm import tqdm
 from .batch import batch_markdown, load_thread, run_batch
 from .campaign import Campaign, find_config, load_config, load_secret
 from .dice import SeededDice, SystemDice, commitment
-from .errors import ConfigError, OperatorError, UserError
-from .forum import Post
+from .errors import ConfigError, OperatorError, StoreError, UserError
+from .failures import FailureLog
+from .forum import Post, post_link, safe_text
 from .ledger import verify
 from .pipeline import Outcome, Referee, verdict_for
 from .render import Renderer
@@ -83,6 +84,13 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("--owner", help="the Reddit user who plays it (default: a GM's NPC)")
     add.add_argument("--force", action="store_true", help="import even if it breaks the rules")
 
+    failures = commands.add_parser(
+        "failures", help="list the posts the referee could not handle, or retry one"
+    )
+    failures.add_argument(
+        "--retry", metavar="POST", help="referee this failed post again, after a fix (t1_abc)"
+    )
+
     run = commands.add_parser("run", help="watch Reddit and reply to roll tags (the live bot)")
     run.add_argument("--once", action="store_true", help="read every source once and exit (cron)")
     return parser
@@ -123,6 +131,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
         args.out.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+    for outcome in result.failed:
+        print(
+            f"referee: could not handle post {outcome.post.fullname} by "
+            f"{outcome.post.author}; it was answered with a notice and recorded. "
+            "`referee failures` shows why; `referee failures --retry "
+            f"{outcome.post.fullname}` tries it again after a fix.",
+            file=sys.stderr,
+        )
     replayed = sum(o.replayed for o in result.outcomes)
     print(
         f"referee: {result.tags} tag(s) in {len(result.replies)} post(s); "
@@ -136,7 +152,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             f"the file; save the thread with ?limit=500 or let the live worker read it.",
             file=sys.stderr,
         )
-    return EXIT_TAG_ERRORS if result.problems else EXIT_OK
+    return EXIT_TAG_ERRORS if result.problems or result.failed else EXIT_OK
 
 
 def cmd_roll(args: argparse.Namespace) -> int:
@@ -148,7 +164,7 @@ def cmd_roll(args: argparse.Namespace) -> int:
 
 
 def _try_tag(campaign: Campaign, args: argparse.Namespace) -> int:
-    text = args.tag.strip()
+    text = safe_text(args.tag).strip()  # argv may carry undecodable bytes as surrogates
     if text.startswith("[[") and text.endswith("]]"):
         text = text[2:-2].strip()
     roster = Roster(campaign.store.table("characters"), campaign.store.table("vehicles"))
@@ -197,8 +213,6 @@ def cmd_characters(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     config = load_config(find_config(args.campaign))
-    with Campaign(config) as campaign:
-        rows = list(campaign.store.ledger)
     secret: bytes | None = None
     if args.secret_file:
         secret = args.secret_file.read_bytes().strip()
@@ -207,7 +221,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
             secret = load_secret(config).value
         except ConfigError as error:
             raise ConfigError(error.message + " Or run `referee verify --chain-only`.") from error
-    report = verify(rows, secret, config.secret_sha256 or None)
+    with Campaign(config) as campaign:
+        try:  # every batch of the journal against its commit line (posts, sheet changes)
+            campaign.store.audit()
+            damage = ""
+        except StoreError as error:
+            damage = error.message
+        report = verify(campaign.store.ledger, secret, config.secret_sha256 or None)
+    if damage:
+        print(f"MISMATCH journal: {damage}")
     if secret is not None:
         print(f"secret sha256: {commitment(secret)}")
     if report.commitment_ok is False:
@@ -221,7 +243,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         f"{report.rows} ledger rows: chain checked, {what}; "
         f"{'all consistent' if report.ok else f'{len(report.mismatches)} mismatch(es)'}."
     )
-    return EXIT_OK if report.ok else EXIT_TAG_ERRORS
+    return EXIT_OK if report.ok and not damage else EXIT_TAG_ERRORS
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -245,6 +267,42 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_failures(args: argparse.Namespace) -> int:
+    from .worker import retry_failure, stored_moderators
+
+    if args.retry:
+        with Campaign.open(args.campaign) as campaign:
+            gms = [SHELL_GM, *stored_moderators(campaign.store)]
+            outcome = retry_failure(Referee(campaign, gms=gms), safe_text(args.retry))
+        sys.stdout.write(outcome.text)
+        if outcome.failed:
+            print(
+                f"referee: {args.retry} failed again; `referee failures` shows the error.",
+                file=sys.stderr,
+            )
+            return EXIT_TAG_ERRORS
+        print(
+            f"referee: {args.retry} refereed; the live bot puts this reply in place of "
+            "its notice when it next runs.",
+            file=sys.stderr,
+        )
+        return EXIT_OK
+    with Campaign.open(args.campaign, need_secret=False) as campaign:
+        failed = list(FailureLog(campaign.store))
+    if not failed:
+        print("No failed posts.")
+        return EXIT_OK
+    for failure in failed:
+        print(f"{failure.post}  by {failure.author}  at {failure.failed_at}")
+        print(f"    {post_link(failure.as_post())}")
+        print(f"    {failure.error}")
+    print(
+        f"{len(failed)} failed post(s). After a fix, `referee failures --retry POST` "
+        "referees one again."
+    )
+    return EXIT_TAG_ERRORS
+
+
 def _shell_post(body: str) -> Post:
     # A GM's command from the shell, recorded like a post: its own id keeps roll ids unique.
     now = time.time()
@@ -260,14 +318,15 @@ def cmd_approve(args: argparse.Namespace) -> int:
     amendments = f" with {args.amendments}" if args.amendments.strip() else ""
     with Campaign.open(args.campaign) as campaign:
         referee = Referee(campaign, gms=[SHELL_GM])
-        return _report(referee.referee(_shell_post(f"[[approve {args.name}{amendments}]]")))
+        body = safe_text(f"[[approve {args.name}{amendments}]]")
+        return _report(referee.referee(_shell_post(body)))
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     try:
         text = args.sheet.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(f"Cannot read {args.sheet}: {error}.") from error
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"Cannot read {args.sheet} as UTF-8 text: {error}.") from error
     block = sheet_block(text)
     record = parse_sheet(block if block is not None else text)
     record["kind"] = "pc" if args.owner else "npc"
@@ -303,6 +362,7 @@ COMMANDS = {
     "run": cmd_run,
     "approve": cmd_approve,
     "import": cmd_import,
+    "failures": cmd_failures,
 }
 
 if __name__ == "__main__":  # pragma: no cover

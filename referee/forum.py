@@ -11,13 +11,19 @@ Reddit.
 from __future__ import annotations
 
 import html
+import logging
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
 
+log = logging.getLogger(__name__)
+
 DELETED_AUTHOR = "[deleted]"
+_ID36 = re.compile("[0-9a-z]{1,13}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -57,8 +63,26 @@ def _edited(value: Any) -> float | None:
     return float(value)
 
 
+def safe_text(value: object) -> str:
+    """``value`` as text that UTF-8 can encode: each lone surrogate becomes U+FFFD.
+
+    JSON may carry ``"\\ud800"`` and Python keeps it as a lone surrogate, which no
+    encoder, hash or store behind the adapters could take. Both adapters pass every
+    string of a post through here, so nothing behind them meets one.
+
+    >>> safe_text("[[roll d6 \\ud800]]")
+    '[[roll d6 \ufffd]]'
+    """
+    text = value if type(value) is str else str(value)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
 def _body(data: Mapping[str, Any], key: str) -> str:
-    return html.unescape(str(data.get(key) or ""))
+    return html.unescape(safe_text(data.get(key) or ""))
 
 
 def post_from_json(kind: str, data: Mapping[str, Any], thread: str = "") -> Post:
@@ -70,45 +94,68 @@ def post_from_json(kind: str, data: Mapping[str, Any], thread: str = "") -> Post
     '[[shoot Kara -> Trooper]]'
     """
     if kind == "t3":
-        fullname = str(data["name"])
+        fullname = safe_text(data["name"])
         return Post(
             fullname=fullname,
             thread=fullname,
-            author=str(data.get("author") or DELETED_AUTHOR),
+            author=safe_text(data.get("author") or DELETED_AUTHOR),
             body=_body(data, "selftext"),
             created=float(data.get("created_utc") or 0),
             edited=_edited(data.get("edited")),
-            subreddit=str(data.get("subreddit") or ""),
+            subreddit=safe_text(data.get("subreddit") or ""),
             locked=bool(data.get("locked")),
             archived=bool(data.get("archived")),
         )
     return Post(
-        fullname=str(data["name"]),
-        thread=str(data.get("link_id") or thread),
-        author=str(data.get("author") or DELETED_AUTHOR),
+        fullname=safe_text(data["name"]),
+        thread=safe_text(data.get("link_id") or thread),
+        author=safe_text(data.get("author") or DELETED_AUTHOR),
         body=_body(data, "body"),
         created=float(data.get("created_utc") or 0),
         edited=_edited(data.get("edited")),
-        parent=data.get("parent_id"),
-        subreddit=str(data.get("subreddit") or ""),
+        parent=safe_text(data["parent_id"]) if data.get("parent_id") else None,
+        subreddit=safe_text(data.get("subreddit") or ""),
         locked=bool(data.get("locked")),
         archived=bool(data.get("archived")),
     )
 
 
 def _walk(children: list[Any], thread: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    for child in children:
-        kind, data = child.get("kind"), child.get("data") or {}
+    for child in children if isinstance(children, list) else ():
+        if not isinstance(child, Mapping) or not isinstance(child.get("data") or {}, Mapping):
+            log.warning("event=post_unreadable reason='not a listing child': skipped")
+            continue
+        kind, data = str(child.get("kind")), child.get("data") or {}
         yield kind, data
         replies = data.get("replies")
         if kind == "t1" and isinstance(replies, Mapping):
-            yield from _walk(replies.get("data", {}).get("children", []), thread)
+            listing = replies.get("data")
+            yield from _walk(
+                listing.get("children", []) if isinstance(listing, Mapping) else [], thread
+            )
+
+
+def post_link(post: Post) -> str:
+    """Where a person can read ``post`` on Reddit (a private message: its inbox page).
+
+    >>> post_link(Post("t1_c5", "t3_s9", "kara", "", 0.0))
+    'https://www.reddit.com/comments/s9/_/c5/'
+    """
+    thread = post.thread.partition("_")[2]
+    if post.fullname.startswith("t3_"):
+        return f"https://www.reddit.com/comments/{post.id36}/"
+    if post.fullname.startswith("t1_") and post.thread.startswith("t3_"):
+        return f"https://www.reddit.com/comments/{thread}/_/{post.id36}/"
+    if post.fullname.startswith("t4_"):
+        return f"https://www.reddit.com/message/messages/{post.id36}"
+    return post.fullname
 
 
 def reading_order(post: Post) -> tuple[float, int, int]:
     """Sort key: time written, the submission before its comments, then Reddit's id order."""
     kind_rank = 0 if post.fullname.startswith("t3_") else 1
-    return (post.created, kind_rank, int(post.id36, 36) if post.id36.isalnum() else 0)
+    id36 = post.id36
+    return (post.created, kind_rank, int(id36, 36) if _ID36.fullmatch(id36) else 0)
 
 
 def posts_from_thread(document: Any) -> Thread:
@@ -129,13 +176,20 @@ def posts_from_thread(document: Any) -> Thread:
         ) from error
     if kind != "t3":
         raise ConfigError(f"The first listing holds a {kind!r}, not a submission (t3).")
-    submission = post_from_json("t3", submission_data)
+    try:
+        submission = post_from_json("t3", submission_data)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ConfigError(f"The thread's submission cannot be read ({error!r}).") from error
     comments: list[Post] = []
     collapsed = 0
     for child_kind, data in _walk(comment_children, submission.fullname):
-        if child_kind == "t1":
-            comments.append(post_from_json("t1", data, submission.fullname))
-        elif child_kind == "more":
-            collapsed += int(data.get("count") or len(data.get("children") or ()))
+        try:
+            if child_kind == "t1":
+                comments.append(post_from_json("t1", data, submission.fullname))
+            elif child_kind == "more":
+                collapsed += int(data.get("count") or len(data.get("children") or ()))
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            # One malformed comment costs that comment, never the thread.
+            log.warning("event=post_unreadable kind=%s reason=%r: skipped", child_kind, error)
     comments.sort(key=reading_order)
     return Thread(submission, (submission, *comments), collapsed)

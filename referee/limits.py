@@ -2,12 +2,17 @@
 
 Every size a user controls is checked against one ``Limits`` value, so a post with a
 million dice or a ten-megabyte tag is refused with a clear message instead of
-stalling the worker.
+stalling the worker. Every number a user types is read by :func:`read_int` (ASCII
+digits only, within a stated range), and every name must pass :func:`is_visible`.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
+
+from .errors import UserError
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,54 @@ class Limits:
     max_name_chars: int = 64  # a character, weapon or technique name
     max_post_chars: int = 40_000  # Reddit's own limit for a self post
     reply_chars: int = 10_000  # Reddit's limit for one comment
+    # Any number on a sheet (points, armour, wounds survived, modifiers), either sign:
+    # wide enough that the rules, not the parser, explain a value like 7 points.
+    max_sheet_number: int = 99
+    max_wounds_change: int = 99  # wounds one [[wound]] or [[heal]] adds or takes away
 
 
 DEFAULT_LIMITS = Limits()
+
+# ASCII digits only: str.isdigit() also accepts "³" and "①", which int() refuses.
+_INTEGER = re.compile(r"([+-]?)0*([0-9]{1,30})")
+# Zero-width characters, bidi controls and the rest of Unicode's "format" category.
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Zs", "Zl", "Zp", "Mn", "Me"})
+
+
+def read_int(text: str, what: str, low: int, high: int) -> int:
+    """``text`` as a whole number from ``low`` to ``high``, or a UserError saying the range.
+
+    Only ASCII digits count (with an optional sign), however many leading zeros.
+
+    >>> read_int("+3", "Strength", 1, 6)
+    3
+    >>> read_int("³", "The count", 0, 99)
+    Traceback (most recent call last):
+    ...
+    referee.errors.UserError: The count must be a whole number from 0 to 99 written \
+with the digits 0-9, not '³'.
+    """
+    match = _INTEGER.fullmatch(text.strip())
+    value = None
+    if match is not None and len(match.group(2)) <= len(str(max(abs(low), abs(high)))):
+        value = int(match.group(2)) * (-1 if match.group(1) == "-" else 1)
+    if value is None or not low <= value <= high:
+        shown = text if len(text) <= 24 else text[:23] + "…"
+        raise UserError(
+            f"{what} must be a whole number from {low:,} to {high:,} written with the "
+            f"digits 0-9, not '{shown}'."
+        )
+    return value
+
+
+def is_visible(name: str) -> bool:
+    """Whether ``name`` shows at least one character once normalised (NFKC) and stripped
+    of zero-width and bidi controls, spaces and combining marks.
+
+    >>> is_visible("Kara"), is_visible("\\u200b\\u200d \\u202e"), is_visible("")
+    (True, False, False)
+    """
+    return any(
+        unicodedata.category(char) not in _INVISIBLE_CATEGORIES
+        for char in unicodedata.normalize("NFKC", name)
+    )

@@ -20,8 +20,9 @@ from typing import Any
 from .campaign import Campaign
 from .dice import DiceSource, HmacDice, RecordingDice
 from .errors import TagError, UserError
-from .forum import Post
-from .ledger import GENESIS, make_row, roll_id
+from .failures import FAILURE_REPLY, FailureLog, body_digest, describe
+from .forum import Post, post_link
+from .ledger import make_row, roll_id
 from .limits import DEFAULT_LIMITS, Limits
 from .render import Renderer
 from .resolve import Context, Roster, handler_for
@@ -51,7 +52,8 @@ class Outcome:
     new_rolls: int  # ledger rows added by this call
     replayed: bool = False  # the post was refereed before; ``text`` is the stored reply
     edited: bool = False  # the post's tags changed after they were resolved
-    note_added: bool = False  # this call added the edited note to the stored reply
+    note_added: bool = False  # this call added a note (edited, or failed) to the stored reply
+    failed: bool = False  # the referee could not handle the post; see referee.failures
 
     @property
     def has_reply(self) -> bool:
@@ -59,7 +61,7 @@ class Outcome:
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
+    return body_digest(text)
 
 
 def _tags_digest(tags: tuple[Tag, ...]) -> str:
@@ -94,26 +96,48 @@ class Referee:
             campaign.published_commitment,
             limits,
         )
-        self.roster = Roster(campaign.store.table("characters"), campaign.store.table("vehicles"))
+        self.roster = self._roster()
         self.applications = campaign.store.table("applications")
         self.npc_templates = campaign.npc_templates
         # GMs: config.toml's list, plus whatever the caller knows (the subreddit's moderators).
         self.gms = frozenset(name.casefold() for name in (*campaign.config.gms, *(gms or ())))
-        self.posts = campaign.store.table("posts")
+        self.posts = campaign.store.posts
+        self.failures = FailureLog(campaign.store)
         self.encounters = campaign.store.table("encounters")
         self.ledger = campaign.store.ledger
-        last = self.ledger.last()
-        self._previous_hash = str(last["hash"]) if last else GENESIS
 
     def referee(self, post: Post, *, private: bool = False) -> Outcome:
         """Resolve a post's tags once; on later calls return what was said the first time.
 
         ``private`` marks a GM's secret roll (a private message): its record and ledger
         rows carry ``"private": true`` so a public view can hide what was rolled.
+
+        Whatever goes wrong inside costs this post alone: its changes are undone, the
+        failure is recorded (:mod:`referee.failures`), the post is answered with
+        ``FAILURE_REPLY`` and never refereed again by itself. It raises nothing.
         """
-        scan = find_tags(post.body, self.limits)
         seen = self.posts.get(post.fullname)
+        failure = self.failures.get(post.fullname)
+        if failure is not None and (
+            failure.body_sha256 == _digest(post.body) or (seen or {}).get("failed")
+        ):
+            return self._replay_failure(post, seen)
+        try:
+            with self.campaign.store.savepoint():
+                return self._referee(post, seen, private)
+        except Exception as error:  # one post's failure must never stop the others
+            self.roster = self._roster()  # its caches may hold what the savepoint undid
+            return self._fail(post, seen, error, private)
+
+    def _roster(self) -> Roster:
+        store = self.campaign.store
+        return Roster(store.table("characters"), store.table("vehicles"))
+
+    def _referee(self, post: Post, seen: dict[str, Any] | None, private: bool) -> Outcome:
+        scan = find_tags(post.body, self.limits)
         if seen is not None:
+            if seen.get("failed"):
+                return self._replay_failure(post, seen)
             if seen.get("application") and seen.get("body_sha256") != _digest(post.body):
                 return self._resubmit(post, seen, scan.tags)
             return self._replay(post, seen, scan.tags)
@@ -152,6 +176,49 @@ class Referee:
             new_rolls,
         )
         return Outcome(post, text, len(verdicts), problems, new_rolls)
+
+    def _fail(
+        self, post: Post, seen: dict[str, Any] | None, error: Exception, private: bool
+    ) -> Outcome:
+        """Record the failure of ``post`` and answer it once with FAILURE_REPLY."""
+        log.error(
+            "event=post_failed post=%s link=%s author=%s error=%s: its changes were undone; "
+            "see `referee failures`",
+            post.fullname,
+            post_link(post),
+            post.author,
+            describe(error),
+            exc_info=error,
+        )
+        notice = FAILURE_REPLY.format(post=post.fullname)
+        now = _iso(self.clock())
+        self.failures.record(post, error, now, private=private)
+        if seen is not None:  # an edited application: the earlier reply stands, with a note
+            text = str(seen.get("reply", "")).rstrip("\n") + "\n\n---\n\n" + notice
+            self.posts.put(post.fullname, {**seen, "reply": text, "failed_at": now})
+            return Outcome(post, text, 0, 0, 0, replayed=True, note_added=True, failed=True)
+        self.posts.put(
+            post.fullname,
+            {
+                **({"private": True} if private else {}),
+                "post": post.fullname,
+                "thread": post.thread,
+                "author": post.author,
+                "failed": True,  # nothing was rolled; the failures table says why
+                "roll_ids": [],
+                "problems": 0,
+                "reply": notice,
+                "edited_note": False,
+                "application": False,
+                "body_sha256": _digest(post.body),
+                "refereed_at": now,
+            },
+        )
+        return Outcome(post, notice, 0, 0, 0, failed=True)
+
+    def _replay_failure(self, post: Post, seen: dict[str, Any] | None) -> Outcome:
+        text = str((seen or {}).get("reply", ""))
+        return Outcome(post, text, 0, 0, 0, replayed=True, failed=True)
 
     def _context(self, post: Post) -> Context:
         return Context(
@@ -233,11 +300,8 @@ class Referee:
             draws=(),
             outcome=outcome,
             recorded=_iso(self.clock()),
-            previous=self._previous_hash,
         )
-        if self.ledger.append(row):
-            self._previous_hash = row["hash"]
-        return str(row["roll_id"])
+        return str(self.ledger.append(row)["roll_id"])
 
     def _record(self, post: Post, verdicts: tuple[Verdict, ...], private: bool = False) -> int:
         added = 0
@@ -258,11 +322,9 @@ class Referee:
                 draws=verdict.draws,
                 outcome=outcome,
                 recorded=_iso(self.clock()),
-                previous=self._previous_hash,
             )
-            if self.ledger.append(row):
-                self._previous_hash = row["hash"]
-                added += 1
+            self.ledger.append(row)
+            added += 1
         return added
 
 

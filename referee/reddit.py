@@ -41,7 +41,7 @@ from praw.models import MoreComments
 
 from .campaign import RedditConfig
 from .errors import ConfigError, OperatorError
-from .forum import DELETED_AUTHOR, Post
+from .forum import DELETED_AUTHOR, Post, safe_text
 
 # Endpoints whose POST creates something; a lost response there must not be retried blindly.
 CREATING_PATHS = ("/api/comment", "/api/submit", "/api/compose")
@@ -173,35 +173,36 @@ def post_from_praw(thing: Any) -> Post:
     message (``t4_``) belongs to the "thread" of its conversation's first message.
     """
     data = vars(thing)
-    fullname = str(data.get("name") or thing.fullname)
+    fullname = safe_text(data.get("name") or thing.fullname)
     author = data.get("author")
     subreddit = data.get("subreddit")
     edited = data.get("edited")
+    parent = safe_text(data["parent_id"]) if data.get("parent_id") else None
     common: dict[str, Any] = {
-        "author": str(author) if author else DELETED_AUTHOR,
+        "author": safe_text(author) if author else DELETED_AUTHOR,
         "created": float(data.get("created_utc") or 0),
         "edited": float(edited) if edited not in (None, False) else None,
-        "subreddit": str(subreddit) if subreddit else "",
+        "subreddit": safe_text(subreddit) if subreddit else "",
         "locked": bool(data.get("locked")),
         "archived": bool(data.get("archived")),
     }
     if fullname.startswith("t3_"):
-        return Post(fullname, fullname, body=str(data.get("selftext") or ""), **common)
+        return Post(fullname, fullname, body=safe_text(data.get("selftext") or ""), **common)
     if fullname.startswith("t4_"):
-        conversation = str(data.get("first_message_name") or fullname)
+        conversation = safe_text(data.get("first_message_name") or fullname)
         common["subreddit"] = ""  # a message to the bot, not from a subreddit's modmail
         return Post(
             fullname,
             conversation,
-            body=str(data.get("body") or ""),
-            parent=data.get("parent_id"),
+            body=safe_text(data.get("body") or ""),
+            parent=parent,
             **common,
         )
     return Post(
         fullname,
-        str(data.get("link_id") or ""),
-        body=str(data.get("body") or ""),
-        parent=data.get("parent_id"),
+        safe_text(data.get("link_id") or ""),
+        body=safe_text(data.get("body") or ""),
+        parent=parent,
         **common,
     )
 

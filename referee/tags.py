@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Union
 
-from referee.errors import TagError
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.errors import TagError, UserError
+from referee.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
 from referee.notation import Expression, looks_like_expression, parse_expression
 
 # ---------------------------------------------------------------------------- finding
@@ -308,6 +308,12 @@ def _name(text: str, what: str, usage: str, limits: Limits) -> str:
     name = _collapse(text)
     if not name:
         raise TagError(f"Name the {what}.", usage)
+    if not is_visible(name):
+        raise TagError(
+            f"The {what}'s name shows nothing but invisible characters; write a name "
+            "with letters or digits.",
+            usage,
+        )
     if len(name) > limits.max_name_chars:
         raise TagError(
             f"The {what}'s name '{_shorten(name)}' is {len(name):,} characters long; "
@@ -761,6 +767,16 @@ def parse_npc(rest: str, context: ParseContext) -> CreateNpc:
     return CreateNpc(name, _collapse(template) or None, fields)
 
 
+_COUNT = re.compile(r"[0-9]+")
+
+
+def _wounds_count(text: str, usage: str, limits: Limits) -> int:
+    try:
+        return read_int(text, "The number of wounds", 1, limits.max_wounds_change)
+    except UserError as error:
+        raise TagError(error.message, usage) from error
+
+
 def _wound_parser(verb: str) -> Parser:
     def parse(rest: str, context: ParseContext) -> AdjustWounds:
         usage = USAGE[verb]
@@ -768,14 +784,16 @@ def _wound_parser(verb: str) -> Parser:
         words = text.split()
         # "heal Trooper 1" names Trooper 1; a bare count counts only after another name.
         whole_name = " ".join(words).casefold() in context.known_names
-        if (
-            verb == "heal"
-            and not change
-            and len(words) > 1
-            and words[-1].isdigit()
-            and not whole_name
-        ):
-            change, words = int(words[-1]), words[:-1]
+        if verb == "heal" and not change and len(words) > 1 and not whole_name:
+            count = words[-1]
+            if _COUNT.fullmatch(count):
+                change, words = _wounds_count(count, usage, context.limits), words[:-1]
+            elif count.isnumeric():  # "³", "①", "٣": a count, in digits int() may refuse
+                raise TagError(
+                    f"Write how many wounds to heal with the digits 0-9, not "
+                    f"'{_shorten(count, 20)}'.",
+                    usage,
+                )
         name = _name(" ".join(words), "character", usage, context.limits)
         if verb == "heal":
             return AdjustWounds(name, -abs(change) if change else None)

@@ -5,10 +5,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from referee.campaign import Campaign
 from referee.testing import make_campaign
 from referee.testing.worker import Live
+
+# `pytest --hypothesis-profile long` runs the hostile-input properties for 100,000
+# examples each (tests that pin max_examples keep their own count); CI uses the default.
+settings.register_profile(
+    "long",
+    max_examples=100_000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @pytest.fixture

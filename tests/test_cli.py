@@ -111,11 +111,13 @@ def test_verify_passes_then_catches_a_tampered_row(demo, capsys):
     """verify accepts the honest ledger and exits 1 once a die in the store is changed."""
     main(["batch", "demo/thread.json", "--out", "out.md"])
     assert 0 == main(["verify"])
-    path = demo / "demo" / "store.json"
-    document = json.loads(path.read_text())
-    row = next(iter(document["ledger"].values()))
+    path = demo / "demo" / "store.ledger.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    number = next(n for n, line in enumerate(lines) if '"draws":[[' in line)
+    row = json.loads(lines[number])
     row["draws"][0][1] = 1 if row["draws"][0][1] != 1 else 2
-    path.write_text(json.dumps(document))
+    lines[number] = json.dumps(row, separators=(",", ":")) + "\n"
+    path.write_text("".join(lines))
     capsys.readouterr()
     assert 1 == main(["verify"])
     assert "MISMATCH" in capsys.readouterr().out
@@ -163,3 +165,89 @@ def test_approve_from_the_shell_decides_an_application(demo, capsys):
     assert 0 == main(["approve", "Orla Vex", "--with", "named"])
     assert "Orla Vex is approved" in capsys.readouterr().out
     assert 1 == main(["approve", "Nobody"])
+
+
+# Hostile posts
+
+HOSTILE = [
+    "[[roll d6]]",
+    "[[apply]]\n\n```\nname: Orla\n"
+    "strength: 99999999999999999999\narmour: 99999999999999999999\n```",
+    "[[npc Bandit: str 99999999999999999999]] [[heal Kara ³]] [[npc \u200b: str 2]]",
+    "[[roll d6 \ud800]]",
+    "[[roll d8]]",
+]
+
+
+def _saved_thread(path: Path, bodies: list[str]) -> Path:
+    comments = [
+        {
+            "kind": "t1",
+            "data": {
+                "name": f"t1_h{index}",
+                "link_id": "t3_h",
+                "parent_id": "t3_h",
+                "author": "gm" if "npc" in body else "kara",
+                "body": body,
+                "created_utc": 10 + index,
+            },
+        }
+        for index, body in enumerate(bodies)
+    ]
+    submission = {"kind": "t3", "data": {"name": "t3_h", "author": "gm", "selftext": ""}}
+    path.write_text(
+        json.dumps([{"data": {"children": [submission]}}, {"data": {"children": comments}}])
+    )
+    return path
+
+
+def test_batch_answers_every_hostile_post_of_the_issue_with_a_problem(demo, capsys):
+    """The examples of issue 18 are problems with clear messages, each post answered."""
+    config = demo / "config.toml"
+    config.write_text(config.read_text().replace("[campaign]\n", '[campaign]\ngms = ["gm"]\n'))
+    thread = _saved_thread(demo / "hostile.json", HOSTILE)
+    code = main(["batch", str(thread)])
+    out = capsys.readouterr().out
+    assert (1, 5, 0) == (code, out.count("## Reply to"), out.count("could not handle"))
+    for expected in (
+        "Line 2\\: Strength must be a whole number from -99 to 99",
+        "Line 1\\: Strength must be a whole number from -99 to 99",
+        "Write how many wounds to heal with the digits 0-9, not '³'",
+        "shows nothing but invisible characters",
+    ):
+        assert expected in out
+
+
+def test_batch_names_the_post_it_could_not_handle_and_exits_one(demo, capsys, monkeypatch):
+    """A post that fails is answered with the notice, named on stderr, listed by
+    `referee failures`, and retried with one command once the cause is gone."""
+    from referee.render import Renderer
+
+    render = Renderer.render
+
+    def broken(self, reply):
+        if reply.post_fullname == "t1_h1":
+            raise RuntimeError("a bug in a template")
+        return render(self, reply)
+
+    monkeypatch.setattr(Renderer, "render", broken)
+    thread = _saved_thread(demo / "thread.json", ["[[roll d6]]", "[[roll d4]]", "[[roll d8]]"])
+    code = main(["batch", str(thread)])
+    out, err = capsys.readouterr()
+    assert (1, 3, 1) == (code, out.count("## Reply to"), out.count("could not handle"))
+    assert "could not handle post t1_h1" in err
+    assert 1 == main(["failures"])
+    listed = capsys.readouterr().out
+    assert "t1_h1" in listed and "RuntimeError: a bug in a template" in listed
+    monkeypatch.setattr(Renderer, "render", render)  # the fix
+    assert 0 == main(["failures", "--retry", "t1_h1"])
+    assert "d4" in capsys.readouterr().out
+    assert (0, "No failed posts.\n") == (main(["failures"]), capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("tag", ["[[heal Kara ³]]", "[[roll d6 \udcff]]", "[[npc \u200b: str 2]]"])
+def test_roll_from_the_shell_turns_hostile_tags_into_problems(demo, capsys, tag):
+    """referee roll shows a problem (exit 1) for look-alike digits, undecodable bytes or
+    an invisible name, never a traceback."""
+    code = main(["roll", tag])
+    assert (1, True) == (code, "not resolved" in capsys.readouterr().out)

@@ -81,3 +81,19 @@ def test_the_demo_thread_loads():
     """The bundled demo thread is a valid saved thread with the GM's submission first."""
     thread = posts_from_thread(json.loads(DEMO.read_text()))
     assert ("gm_talon", 23) == (thread.submission.author, len(thread.posts))
+
+
+def test_a_lone_surrogate_in_a_saved_thread_becomes_a_replacement_character():
+    """JSON's "\\ud800" reaches nothing behind the adapter: it reads as U+FFFD."""
+    document = json.loads(json.dumps(_thread([_comment("a", 2.0, "[[roll d6 \ud800]]")])))
+    thread = posts_from_thread(document)
+    assert "[[roll d6 \ufffd]]" == thread.posts[1].body
+    thread.posts[1].body.encode("utf-8")
+
+
+def test_a_malformed_comment_costs_that_comment_not_the_thread():
+    """A comment with an unreadable field is skipped; the rest of the thread loads."""
+    bad = _comment("b", 3.0, "[[roll d6]]")
+    bad["data"]["created_utc"] = "not a time"
+    thread = posts_from_thread(_thread([_comment("a", 2.0, "[[roll d4]]"), bad, "junk"]))
+    assert ["t3_s", "t1_a"] == [post.fullname for post in thread.posts]

@@ -66,6 +66,16 @@ def test_post_from_praw_comment_has_thread_parent_and_edit_time(server: FakeRedd
     )
 
 
+def test_post_from_praw_turns_a_lone_surrogate_into_a_replacement_character(
+    server: FakeReddit, http
+) -> None:
+    """A "\\ud800" in Reddit's JSON reaches the referee as U+FFFD, encodable everywhere."""
+    post = server.submit(SUB, "alice", "S", "text")
+    server.comment(post, "bob", "[[roll d6 \ud800]]")
+    (found,) = _forum(server, http).listing("comments", [SUB]).posts
+    assert "[[roll d6 \ufffd]]" == found.body
+
+
 def test_post_from_praw_reads_no_attribute_lazily(server: FakeReddit, http) -> None:
     """Building a Post from listing objects costs no request."""
     server.comment(server.submit(SUB, "alice", "S", "t"), "bob", "c")

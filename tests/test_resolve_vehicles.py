@@ -9,7 +9,7 @@ from referee.dice import FixedDice
 from referee.errors import ConfigError, RuleViolation
 from referee.forum import Post
 from referee.resolve import Context, Roster, handler_for
-from referee.systems import vehicles
+from referee.systems.stepped import vehicles
 from referee.tags import ParseContext, VehicleStat, parse_tag
 from referee.testing import sheet
 

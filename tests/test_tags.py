@@ -25,6 +25,7 @@ from referee.tags import (
     register_verb,
     unregister_verb,
 )
+from referee.testing.hostile import tag_texts
 
 # ---------------------------------------------------------------------------- finding
 
@@ -400,3 +401,58 @@ def test_parse_tag_raises_only_tag_errors(text: str) -> None:
         assert isinstance(error.message, str) and isinstance(error.usage, str)
     else:
         assert isinstance(request, (RollDice, RollStat, RollInitiative, Attack, Cast))
+
+
+# ---------------------------------------------------------------------------- hostile input
+
+
+@pytest.mark.parametrize("digit", ["³", "²", "①", "٣", "߃", "০"])
+def test_a_heal_count_in_look_alike_digits_is_a_clear_problem(digit: str) -> None:
+    """[[heal Kara ³]] says to write the count in 0-9 instead of raising ValueError."""
+    with pytest.raises(TagError) as caught:
+        parse_tag(f"heal Kara {digit}", KNOWN)
+    assert f"Write how many wounds to heal with the digits 0-9, not '{digit}'." == (
+        caught.value.message
+    )
+
+
+def test_a_huge_heal_count_says_the_allowed_range() -> None:
+    """A count past the limit is refused with the range it must be in."""
+    with pytest.raises(TagError) as caught:
+        parse_tag("heal Kara 99999999999999999999", KNOWN)
+    assert caught.value.message.startswith(
+        "The number of wounds must be a whole number from 1 to 99"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "npc \u200b\u200b: str 2, agi 2, end 2, per 2",
+        "npc \u202e\u2066 as trooper",
+        "init Kara, \u200d",
+        "shoot \ufeff -> Trooper 1",
+        "approve \u200b with named",
+        "wound \u2060 +1",
+    ],
+)
+def test_an_invisible_name_is_refused(text: str) -> None:
+    """A name of zero-width or bidi characters only is a problem, never an empty bold name."""
+    with pytest.raises(TagError) as caught:
+        parse_tag(text, KNOWN)
+    assert "name shows nothing but invisible characters" in caught.value.message
+
+
+@given(tag_texts())
+def test_parse_tag_raises_only_tag_errors_on_hostile_tags(text: str) -> None:
+    """Every verb with hostile arguments (surrogates, look-alike digits, huge numbers):
+    parse_tag returns a request whose numbers are bounded, or raises TagError only."""
+    limits = KNOWN.limits
+    try:
+        request = parse_tag(text, KNOWN)
+    except TagError as error:
+        assert isinstance(error.message, str) and isinstance(error.usage, str)
+        return
+    for name in ("modifier", "environment", "change"):
+        value = getattr(request, name, 0) or 0
+        assert abs(value) <= limits.max_modifier

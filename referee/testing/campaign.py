@@ -15,7 +15,8 @@ from ..campaign import (
     store_entry,
 )
 from ..render import PACKAGE_TEMPLATES
-from ..systems import stepped, vehicles
+from ..systems import stepped
+from ..systems.stepped import vehicles
 
 REPO_DATA = PACKAGE_TEMPLATES.parent / "data"
 

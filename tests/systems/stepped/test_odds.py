@@ -10,7 +10,6 @@ from fractions import Fraction
 import pytest
 
 from referee.dice import FixedDice, SeededDice
-from referee.systems import stepped_odds
 from referee.systems.stepped import (
     Character,
     CriticalWhen,
@@ -21,13 +20,12 @@ from referee.systems.stepped import (
     Rulings,
     Stat,
     WildReplaces,
-    _execute,
-    _Plan,
     is_named,
     roll_dice_for,
     roll_trait,
 )
-from referee.systems.stepped_odds import (
+from referee.systems.stepped import odds as stepped_odds
+from referee.systems.stepped.odds import (
     RollSpec,
     beats,
     cast_chance,
@@ -36,6 +34,7 @@ from referee.systems.stepped_odds import (
     standing_distribution,
     trait_distribution,
 )
+from referee.systems.stepped.rolls import _execute, _Plan
 from referee.testing.odds import chi_square_p
 
 ROLLS = 100_000

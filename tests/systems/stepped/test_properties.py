@@ -32,7 +32,7 @@ from referee.systems.stepped import (
     roll_trait,
     validate_character,
 )
-from referee.systems.stepped_odds import trait_distribution
+from referee.systems.stepped.odds import trait_distribution
 
 names = st.text(
     st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12

@@ -17,7 +17,7 @@ convolution over a range of faces done with prefix sums. Flags such as "some die
 shows the wild value" come from the same counts with that face left out
 (inclusion-exclusion), so ten d12 take milliseconds::
 
-    >>> from referee.systems.stepped import Rulings
+    >>> from referee.systems.stepped.rulings import Rulings
     >>> d = trait_distribution((6,), named=False, modifier=0, rulings=Rulings())
     >>> d[1], sum(d.values())
     (Fraction(1, 6), Fraction(1, 1))
@@ -37,10 +37,9 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 from math import prod
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # stepped imports this module; the type is only needed by mypy
-    from referee.systems.stepped import Rulings
+from .rulings import Rulings
 
 WILD_SIDES = 6  # the wild die is always a d6
 
@@ -205,7 +204,7 @@ def roll_distribution(
 ) -> dict[Outcome, Fraction]:
     """P(total, exceptional, critical) of one roll; ``wild`` defaults to ``named``.
 
-    >>> from referee.systems.stepped import Rulings
+    >>> from referee.systems.stepped.rulings import Rulings
     >>> d = roll_distribution((6,), named=True, modifier=0, rulings=Rulings())
     >>> d[(6, True, False)]  # a 6 and a wild 6
     Fraction(1, 36)
@@ -235,7 +234,7 @@ def trait_distribution(
 ) -> dict[int, Fraction]:
     """P(total) of one roll: trait dice, the wild d6 if named (R-1), plus ``modifier``.
 
-    >>> from referee.systems.stepped import Rulings
+    >>> from referee.systems.stepped.rulings import Rulings
     >>> trait_distribution((4,), named=True, modifier=1, rulings=Rulings())[7]  # wild 6
     Fraction(1, 6)
     """
@@ -251,7 +250,7 @@ def chance_at_least(
 ) -> Fraction:
     """P(a roll with these dice and modifier totals ``total`` or more), wild d6 if named.
 
-    >>> from referee.systems.stepped import Rulings
+    >>> from referee.systems.stepped.rulings import Rulings
     >>> chance_at_least((4,), named=False, modifier=0, rulings=Rulings(), total=4)
     Fraction(1, 4)
     """
@@ -281,7 +280,7 @@ def _survival(
 def grade(exceptional: bool, critical: bool, rulings: Rulings) -> int:
     """-1 for a critical failure that decides, +1 for an exceptional success that does, else 0.
 
-    >>> from referee.systems.stepped import Rulings
+    >>> from referee.systems.stepped.rulings import Rulings
     >>> grade(False, True, Rulings()), grade(True, False, Rulings()), grade(False, False, Rulings())
     (-1, 1, 0)
     """
@@ -295,7 +294,7 @@ def grade(exceptional: bool, critical: bool, rulings: Rulings) -> int:
 def standing_distribution(spec: RollSpec, rulings: Rulings) -> dict[Standing, Fraction]:
     """P(grade, total): the keys a contest compares, grade first.
 
-    >>> from referee.systems.stepped import Rulings
+    >>> from referee.systems.stepped.rulings import Rulings
     >>> d = standing_distribution(RollSpec((4,), named=False, wild=False), Rulings())
     >>> sorted(d)
     [(0, 1), (0, 2), (0, 3), (0, 4)]
@@ -339,7 +338,7 @@ def beats(attack: Mapping[Any, Fraction], defence: Mapping[Any, Fraction], ties:
 def contest_chance(attack: RollSpec, defence: RollSpec, rulings: Rulings) -> Fraction:
     """P(the attacking roll beats the defending one): a hit, or a wound once hit.
 
-    >>> from referee.systems.stepped import Rulings
+    >>> from referee.systems.stepped.rulings import Rulings
     >>> d6 = RollSpec((6,), named=False, wild=False)
     >>> contest_chance(d6, d6, Rulings())
     Fraction(5, 12)
@@ -357,7 +356,7 @@ wound_chance = contest_chance  # damage roll against the soak (Endurance + armou
 def cast_chance(spec: RollSpec, needed: int, rulings: Rulings) -> Fraction:
     """P(a cast succeeds): its standing at least (0, needed), the tier's top face.
 
-    >>> from referee.systems.stepped import Rulings
+    >>> from referee.systems.stepped.rulings import Rulings
     >>> cast_chance(RollSpec((6,), named=False, wild=False), 4, Rulings())
     Fraction(1, 2)
     """

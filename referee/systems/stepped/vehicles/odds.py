@@ -28,13 +28,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import prod
-from typing import TYPE_CHECKING
 
 from referee.dice import FixedDice
-from referee.systems import stepped_odds
 
-if TYPE_CHECKING:
-    from referee.systems.stepped import Rulings
+from .. import odds as stepped_odds
+from ..rulings import Rulings
 
 ORDINAL_SIDES = 10  # the ordinal die is a d10
 TENS_UP_TO = 10  # d4 to d10 make the tens; bigger dice multiply

@@ -167,6 +167,11 @@ def test_abbreviated_stats_and_numeric_tiers_read() -> None:
             "magic 'Force': technique 1: tier must be a die like d4 or d6, not 'big'.",
         ),
         ({"magic": [{"name": "Force"}]}, "magic 'Force': points is missing."),
+        ({"armour": 10**20}, "armour must be from -99 to 99, not 100000000000000000000."),
+        (
+            {"stats": {"str": 10**20, "agi": 2, "end": 2, "per": 2}},
+            "stats.strength must be from -99 to 99, not 100000000000000000000.",
+        ),
     ],
 )
 def test_structural_problems_are_refused(change: dict, problem: str) -> None:

@@ -10,7 +10,7 @@ import pytest
 from referee.dice import FixedDice
 from referee.errors import ConfigError, RuleViolation, UnknownName, UserError
 from referee.systems.stepped import AttackKind, Character, Kind, Location, Stat, Weapon, WeaponKind
-from referee.systems.vehicles import (
+from referee.systems.stepped.vehicles import (
     Craft,
     Crewed,
     Param,
@@ -36,7 +36,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-SCALE_FILE = Path(__file__).resolve().parents[2] / "data" / "scale.toml"
+SCALE_FILE = Path(__file__).resolve().parents[4] / "data" / "scale.toml"
 DOCUMENT = tomllib.loads(SCALE_FILE.read_text(encoding="utf-8"))
 SCALE, WOUNDS = read_scale(DOCUMENT)
 RULES = VehicleRules(scale=SCALE, wounds_survived=WOUNDS)
@@ -450,7 +450,7 @@ def replace_name(vehicle: Vehicle, name: str) -> Vehicle:
 
 def test_wound_capacity_by_class() -> None:
     """Ruling: a light craft falls at its first wound, a medium at its 2nd, a heavy at its 3rd."""
-    from referee.systems.vehicles import damage
+    from referee.systems.stepped.vehicles import damage
 
     states = [
         vehicle_state(damage(Vehicle("V", Craft.VEHICLE, size, {}), wounds, RULES), RULES)

@@ -56,7 +56,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 
 BLASTER = Weapon("blaster pistol", WeaponKind.RANGED, 2, 6)
 BATON = Weapon("stun baton", WeaponKind.MELEE, modifier=1, can_subdue=True)

@@ -8,26 +8,24 @@ from fractions import Fraction
 
 from referee.dice import FixedDice, SeededDice
 from referee.systems.stepped import Rulings
-from referee.systems.vehicles import (
+from referee.systems.stepped.vehicles import (
     Craft,
     Crewed,
     Param,
     Size,
     Vehicle,
-    _plan_params,
-    _roll,
-    _wins,
     attack,
     stat_roll,
 )
-from referee.systems.vehicles_odds import (
+from referee.systems.stepped.vehicles.odds import (
     ScaledSpec,
     contest_chance,
     ordinal_distribution,
     total_distribution,
 )
+from referee.systems.stepped.vehicles.rolls import _plan_params, _roll, _wins
 from referee.testing.odds import chi_square_p
-from tests.systems.test_vehicles import RULES, TANK
+from tests.systems.stepped.vehicles.test_vehicles import RULES, TANK
 
 ROLLS = 100_000
 P_FLOOR = 1e-4

@@ -1,0 +1,328 @@
+"""Stepped rolls: trait dice, the wild d6 (R-1..R-4), modifiers and pain shock, and initiative.
+
+A roll draws its trait (or damage) dice in order, then the wild d6 if it has one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from referee.dice import DiceSource
+from referee.errors import RuleViolation, UnknownName
+from referee.limits import DEFAULT_LIMITS
+
+from . import odds
+from .odds import RollSpec
+from .rulings import (
+    CriticalWhen,
+    ExceptionalOn,
+    PenaltyAppliesTo,
+    Rules,
+    Rulings,
+    WildReplaces,
+    find_race,
+)
+from .traits import (
+    MAX_POINTS,
+    MIN_POINTS,
+    Character,
+    Kind,
+    Race,
+    Stat,
+    State,
+    _join,
+    die_for_points,
+    is_named,
+    state_of,
+)
+
+
+@dataclass(frozen=True)
+class DieRoll:
+    """One die as shown in a verdict."""
+
+    sides: int
+    value: int
+    kept: bool = True  # counts toward the total (a trait die the wild d6 replaced does not)
+    wild: bool = False  # this is the wild d6
+
+
+@dataclass(frozen=True)
+class Modifier:
+    """A labelled number added to a roll, e.g. ("race", +1) or ("head shot", -4)."""
+
+    label: str
+    value: int
+
+
+@dataclass(frozen=True)
+class TraitRoll:
+    """One roll with every die kept for display, its total and its special result."""
+
+    roller: str
+    label: str  # e.g. "agility + perception", "blaster pistol 2d6", "endurance"
+    dice: tuple[DieRoll, ...]  # the trait (or damage) dice, in the order rolled
+    wild: DieRoll | None  # the wild d6, for a named roller
+    modifiers: tuple[Modifier, ...]
+    total: int
+    exceptional: bool  # the wild d6 matched a trait die (R-2)
+    critical: bool  # the trait dice showed 1 (R-3); wins over exceptional (R-4)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A roll before the dice fall; rolling and odds both read it, so they cannot drift."""
+
+    roller: str
+    label: str
+    sides: tuple[int, ...]
+    named: bool
+    wild: bool
+    modifiers: tuple[Modifier, ...]
+
+    def spec(self) -> RollSpec:
+        return RollSpec(self.sides, self.named, self.wild, sum(m.value for m in self.modifiers))
+
+
+def wound_penalty(c: Character, rules: Rules) -> int:
+    """R-6: the points pain shock takes off every roll of ``c`` (0 when none; never negative).
+
+    >>> wound_penalty(Character("Kara", Kind.PC, {}, wounds_survived=3, wounds=2), Rules())
+    2
+    >>> wound_penalty(Character("Brute", Kind.NPC, {}, wounds_survived=2, wounds=1), Rules())
+    0
+    """
+    rulings = rules.rulings
+    applies = rulings.wound_penalty_applies_to == PenaltyAppliesTo.ALL or c.kind == Kind.PC
+    return rulings.wound_penalty * c.wounds if applies and c.wounds > 0 else 0
+
+
+def _wound_modifiers(c: Character, rules: Rules) -> tuple[Modifier, ...]:
+    """R-6 as a labelled modifier, e.g. ("2 wounds", -2)."""
+    penalty = wound_penalty(c, rules)
+    if not penalty:
+        return ()
+    label = "1 wound" if c.wounds == 1 else f"{c.wounds} wounds"
+    return (Modifier(label, -penalty),)
+
+
+def _race(c: Character, rules: Rules) -> Race:
+    race = find_race(c.race, rules)
+    if race is None:
+        known = _join(sorted(rules.races))
+        raise UnknownName(
+            f"{c.name}'s race '{c.race}' is not in the race table; the races are {known}."
+        )
+    return race
+
+
+def _die_of(c: Character, stat: Stat) -> int:
+    points = c.stats.get(stat)
+    if points is None or not MIN_POINTS <= points <= MAX_POINTS:
+        raise RuleViolation(
+            f"{c.name}'s {stat.value} has {points or 'no'} points; it needs 1 to 6 to roll."
+        )
+    return die_for_points(points)
+
+
+def _plan_trait(
+    c: Character,
+    stats: Sequence[Stat],
+    rules: Rules,
+    modifiers: Sequence[Modifier],
+    *,
+    wild: bool = True,
+) -> _Plan:
+    if not stats:
+        raise ValueError("a trait roll needs at least one stat")
+    race = _race(c, rules)
+    race_bonus = sum(race.modifiers.get(stat, 0) for stat in stats)
+    own = (Modifier("race", race_bonus),) if race_bonus else ()
+    named = is_named(c)
+    return _Plan(
+        c.name,
+        " + ".join(Stat(stat).value for stat in stats),
+        tuple(_die_of(c, Stat(stat)) for stat in stats),
+        named,
+        named and wild,
+        own + _wound_modifiers(c, rules) + tuple(modifiers),
+    )
+
+
+def _plan_dice(
+    c: Character, label: str, count: int, sides: int, rules: Rules, modifiers: Sequence[Modifier]
+) -> _Plan:
+    limits = DEFAULT_LIMITS
+    if count < 1 or sides < 1:
+        raise RuleViolation(f"{label} has no dice to roll; write damage as NdX, like 2d6.")
+    if count > limits.max_dice or sides > limits.max_sides:
+        raise RuleViolation(
+            f"{label} rolls too many dice; at most {limits.max_dice} dice "
+            f"of {limits.max_sides} sides."
+        )
+    named = is_named(c)
+    return _Plan(
+        c.name,
+        label,
+        (sides,) * count,
+        named,
+        named and rules.rulings.wild_die_on_damage,
+        _wound_modifiers(c, rules) + tuple(modifiers),
+    )
+
+
+_PICK_EXTREME: dict[WildReplaces, Callable[[Sequence[int]], int]] = {
+    WildReplaces.LOWEST: lambda values: min(range(len(values)), key=values.__getitem__),
+    WildReplaces.HIGHEST: lambda values: max(range(len(values)), key=values.__getitem__),
+}
+
+
+_EXCEPTIONAL: dict[ExceptionalOn, Callable[[Sequence[int], int, int], bool]] = {
+    ExceptionalOn.ANY: lambda values, wild, replaced: wild in values,
+    ExceptionalOn.REPLACED: lambda values, wild, replaced: wild == values[replaced],
+    ExceptionalOn.EVERY: lambda values, wild, replaced: all(v == wild for v in values),
+}
+
+
+_CRITICAL: dict[CriticalWhen, Callable[[Sequence[int]], bool]] = {
+    CriticalWhen.EVERY_DIE: lambda values: all(v == 1 for v in values),
+    CriticalWhen.ANY_DIE: lambda values: 1 in values,
+}
+
+
+def _execute(plan: _Plan, rulings: Rulings, dice: DiceSource) -> TraitRoll:
+    """Roll a plan: its dice in order, then the wild d6 (R-1..R-4)."""
+    values = [dice.roll(sides) for sides in plan.sides]
+    wild_die: DieRoll | None = None
+    exceptional = False
+    replaced = -1
+    if plan.wild:
+        wild_value = dice.roll(odds.WILD_SIDES)
+        chosen = _PICK_EXTREME[rulings.wild_die_replaces](values)
+        if wild_value > values[chosen]:
+            replaced = chosen
+        wild_die = DieRoll(odds.WILD_SIDES, wild_value, kept=replaced >= 0, wild=True)
+        exceptional = _EXCEPTIONAL[rulings.exceptional_on](values, wild_value, chosen)
+    can_critical = plan.named or rulings.critical_for_unnamed
+    critical = can_critical and _CRITICAL[rulings.critical_when](values)
+    if exceptional and critical:
+        exceptional, critical = (
+            (False, True) if rulings.critical_beats_exceptional else (True, False)
+        )
+    shown = tuple(
+        DieRoll(sides, value, kept=index != replaced)
+        for index, (sides, value) in enumerate(zip(plan.sides, values, strict=True))
+    )
+    total = sum(d.value for d in shown if d.kept) + sum(m.value for m in plan.modifiers)
+    if wild_die is not None and wild_die.kept:
+        total += wild_die.value
+    return TraitRoll(
+        plan.roller, plan.label, shown, wild_die, plan.modifiers, total, exceptional, critical
+    )
+
+
+def roll_trait(
+    c: Character,
+    stats: Sequence[Stat],
+    rules: Rules,
+    dice: DiceSource,
+    modifiers: Sequence[Modifier] = (),
+) -> TraitRoll:
+    """Roll one die per stat, with race modifiers, pain shock (R-6) and the wild d6 if named.
+
+    >>> from referee.dice import FixedDice
+    >>> guard = Character("Guard", Kind.NPC, dict.fromkeys(Stat, 2))
+    >>> roll = roll_trait(guard, [Stat.AGILITY, Stat.PERCEPTION], Rules(), FixedDice([3, 5]),
+    ...                   [Modifier("situational", 2)])
+    >>> roll.label, roll.total, roll.wild
+    ('agility + perception', 10, None)
+    """
+    return _execute(_plan_trait(c, stats, rules, modifiers), rules.rulings, dice)
+
+
+def roll_dice_for(
+    c: Character,
+    label: str,
+    count: int,
+    sides: int,
+    rules: Rules,
+    dice: DiceSource,
+    modifiers: Sequence[Modifier] = (),
+) -> TraitRoll:
+    """Roll ``count``d``sides`` for ``c`` (weapon damage): the wild d6 if named and R allows.
+
+    >>> from referee.dice import FixedDice
+    >>> kara = Character("Kara", Kind.PC, dict.fromkeys(Stat, 2), wounds_survived=3)
+    >>> roll = roll_dice_for(kara, "blaster 2d6", 2, 6, Rules(), FixedDice([1, 4, 5]))
+    >>> [d.kept for d in roll.dice], roll.total  # the wild 5 replaced the 1
+    ([False, True], 9)
+    """
+    return _execute(_plan_dice(c, label, count, sides, rules, modifiers), rules.rulings, dice)
+
+
+@dataclass(frozen=True)
+class InitiativeResult:
+    """Everyone's Perception roll, highest first, and the order of acting."""
+
+    rolls: tuple[TraitRoll, ...]  # highest total first; equal totals keep the asked order
+    groups: tuple[tuple[str, ...], ...]  # who acts together, first group first
+
+
+def _refuse_if_down(c: Character, doing: str) -> None:
+    state = state_of(c)
+    if state in (State.DEAD, State.INCAPACITATED):
+        raise RuleViolation(f"{c.name} is {state.value} and cannot {doing}.")
+
+
+def initiative(characters: Sequence[Character], rules: Rules, dice: DiceSource) -> InitiativeResult:
+    """Everyone rolls Perception; highest acts first; equal totals act together.
+
+    >>> from referee.dice import FixedDice
+    >>> a, b, c = (Character(n, Kind.NPC, dict.fromkeys(Stat, 2)) for n in "ABC")
+    >>> initiative([a, b, c], Rules(), FixedDice([3, 5, 3])).groups
+    (('B',), ('A', 'C'))
+    """
+    for c in characters:
+        _refuse_if_down(c, "roll initiative")
+    rolls = [roll_trait(c, [Stat.PERCEPTION], rules, dice) for c in characters]
+    ordered = sorted(rolls, key=lambda roll: -roll.total)
+    groups: list[list[str]] = []
+    previous: int | None = None
+    for roll in ordered:
+        if roll.total == previous:
+            groups[-1].append(roll.roller)
+        else:
+            groups.append([roll.roller])
+        previous = roll.total
+    return InitiativeResult(tuple(ordered), tuple(tuple(group) for group in groups))
+
+
+RollPlan = _Plan  # a roll before the dice fall: roller, label, die sides, named, wild, modifiers
+
+
+def plan_trait(
+    c: Character, stats: Sequence[Stat], rules: Rules, modifiers: Sequence[Modifier] = ()
+) -> RollPlan:
+    """The plan of a stat roll of ``c``: race modifiers, pain shock and the wild d6 if named.
+
+    >>> guard = Character("Guard", Kind.NPC, dict.fromkeys(Stat, 2))
+    >>> plan_trait(guard, [Stat.AGILITY], Rules()).sides
+    (6,)
+    """
+    return _plan_trait(c, stats, rules, modifiers)
+
+
+def execute_plan(plan: RollPlan, rulings: Rulings, dice: DiceSource) -> TraitRoll:
+    """Roll a plan: its dice in order, then the wild d6 (R-1..R-4).
+
+    >>> from referee.dice import FixedDice
+    >>> plan = RollPlan("Kara", "agility", (8,), True, True, ())
+    >>> execute_plan(plan, Rulings(), FixedDice([2, 5])).total
+    5
+    """
+    return _execute(plan, rulings, dice)
+
+
+def refuse_if_down(c: Character, doing: str) -> None:
+    """Raise RuleViolation if ``c`` is dead or incapacitated and so cannot do ``doing``."""
+    _refuse_if_down(c, doing)

@@ -1,0 +1,64 @@
+"""Pool rulings: RULES.md's defaults, read from config.toml, unknown keys refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.errors import ConfigError
+from referee.systems.pool.rulings import (
+    EmptyPool,
+    ExtendedBotch,
+    OverTen,
+    PoolRulings,
+    ResistedTie,
+    TeamBotch,
+    Teamwork,
+)
+
+
+def test_defaults_are_the_rules_rulings() -> None:
+    """R-29..R-38 default as RULES.md §2 says."""
+    assert (
+        PoolRulings(
+            pool_over_10=OverTen.FLAG,
+            difficulty_clamp=True,
+            labels=("minimal", "moderate", "complete"),
+            willpower_success=True,
+            free_botch=False,
+            empty_pool=EmptyPool.REFUSE,
+            extended_botch=ExtendedBotch.RESET,
+            resisted_tie=ResistedTie.NOBODY,
+            teamwork=Teamwork.GM,
+            team_botch=TeamBotch.ALL,
+        )
+        == PoolRulings()
+    )
+
+
+def test_every_option_is_read_from_a_mapping() -> None:
+    """Each key of config.toml sets its ruling, labels included."""
+    mapping = {
+        "pool_over_10": "refuse",
+        "difficulty_clamp": False,
+        "labels": ["marginal", "complete", "exceptional", "phenomenal"],
+        "willpower_success": False,
+        "free_botch": True,
+        "empty_pool": "fail",
+        "extended_botch": "end",
+        "resisted_tie": "defender",
+        "teamwork": "never",
+        "team_botch": "own",
+    }
+    rulings = PoolRulings.from_mapping(mapping)
+    assert mapping == rulings.to_mapping()
+    assert "phenomenal" == rulings.label_for(7)
+
+
+def test_unknown_keys_and_bad_values_are_all_reported() -> None:
+    """A typo lists the known rulings; a bad value lists the allowed ones; both at once."""
+    with pytest.raises(ConfigError) as caught:
+        PoolRulings.from_mapping({"free_botches": True, "labels": [], "difficulty_clamp": "yes"})
+    message = caught.value.message
+    assert message.startswith("The pool rulings in config.toml have 3 problems:")
+    assert "the pool rulings are pool_over_10, difficulty_clamp, labels" in message
+    assert "difficulty_clamp = 'yes': allowed values are true, false." in message

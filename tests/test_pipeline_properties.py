@@ -1,0 +1,45 @@
+"""Properties of the whole pipeline under hostile posts: replies or problems, never a crash.
+
+CI runs a bounded number of examples; ``--hypothesis-profile long`` runs 100,000.
+"""
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from referee.campaign import Campaign
+from referee.failures import FailureLog
+from referee.forum import posts_from_thread
+from referee.pipeline import INTERNAL_PROBLEM, Referee
+from referee.testing import make_campaign, sheet
+from referee.testing.hostile import bodies, saved_thread
+
+SHEETS = [
+    sheet("Kara Venn", owner="kara"),
+    sheet("Trooper 1", kind="npc"),
+    sheet("Trooper 2", kind="npc"),
+]
+AUTHORS = st.sampled_from(["kara", "gm", "stranger"])
+
+
+@given(posts=st.lists(st.tuples(AUTHORS, bodies()), min_size=1, max_size=4))
+def test_any_thread_is_refereed_flushed_and_reopened(posts):
+    """Any posts, read through the saved-thread adapter, get replies or problem verdicts
+    (never an exception, a failed post or an internal error) and the store reopens
+    holding exactly what was replied."""
+    thread = posts_from_thread(saved_thread(posts))
+    with tempfile.TemporaryDirectory() as folder:
+        campaign = make_campaign(Path(folder), SHEETS)
+        with campaign:
+            referee = Referee(campaign)
+            outcomes = [referee.referee(post) for post in thread.posts]
+            campaign.store.flush()
+            failed = [(o.post.fullname, o.text) for o in outcomes if o.failed]
+            internal = [o.post.fullname for o in outcomes if INTERNAL_PROBLEM in o.text]
+            assert ([], []) == (failed, internal)
+        with Campaign(campaign.config, campaign.secret) as reopened:
+            replayed = [Referee(reopened).referee(post) for post in thread.posts]
+            assert 0 == len(FailureLog(reopened.store))
+    assert [o.text for o in outcomes] == [o.text for o in replayed]

@@ -44,23 +44,18 @@ from referee.systems.trikus.opposed import (
     chances,
     check_gm_dice,
     commit_all,
-    lights_spent,
     negotiated,
+    outcome_changes,
+    start_changes,
 )
-from referee.systems.trikus.policy import Commitment
+from referee.systems.trikus.policy import Commitment, Policy
 from referee.systems.trikus.resources import (
     Ledger,
     Outcome,
-    catastrophe,
-    escape,
-    failure_items,
     falls,
-    gain_morale,
-    lose_morale,
     refresh_if_due,
     reveal,
     sacrifice,
-    use_items,
 )
 from referee.systems.trikus.rulings import (
     CombatPenalty,
@@ -169,8 +164,6 @@ def resolve_round(
                 raise RuleViolation(f"{name} is not fighting on in this fight.")
         declared = {party.character(n).name for n, _ in declarations}
         missing = [p for p in fight.pools if p.name in fighting and p.name not in declared]
-        from referee.systems.trikus.policy import Policy
-
         declarations = [*declarations, *((p.name, Policy()) for p in missing)]
     commitments = commit_all(party, declarations, rulings, fight=True, strikes=not fight.rounds)
     if any(c.policy.opt_out for c in commitments):
@@ -202,15 +195,7 @@ def resolve_round(
         actions.append((c.name, target))
 
     ledger = Ledger(party)
-    for c in commitments:
-        if c.line is not None:
-            ledger.add(Change(ChangeKind.STRIKE_LINE, c.name, c.line))
-        if c.policy.morale:
-            ledger.add(Change(ChangeKind.MORALE_SPENT, c.name, c.policy.morale))
-        use_items(ledger, c.name, c.items)
-    if rulings.refresh_timing is RefreshTiming.ON_STRIKE and not fight.rounds:
-        refresh_if_due(ledger)
-
+    start_changes(ledger, commitments, rulings)
     blows = _blows(ledger, fight, commitments, actions, failed, auto, dice, rulings)
     gm_hits = sum(1 for b in blows if b.target == "GM" and b.lands)
     gm_dice = max(fight.gm_dice - gm_hits, 0)
@@ -223,36 +208,19 @@ def resolve_round(
     for c in commitments:
         name, outcome = c.name, outcomes[c.name]
         pool = new_pools[name]
-        spent = lights_spent(duel, name)
-        if spent:
-            ledger.add(Change(ChangeKind.LIGHT_SPENT, name, spent))
+        more_why: tuple[str, ...] = ()
         if outcome is Outcome.ESCAPED:
-            escape(ledger, name)
-            new_pools[name] = replace(pool, out="escaped")
-            continue
-        if outcome is Outcome.SUCCESS:
-            gain_morale(ledger, name)
-            continue
-        if outcome is not Outcome.FAILURE:
-            continue
-        lose_morale(ledger, name)
-        for _ in range(sum(1 for b in blows if b.target == name and b.lands)):
-            pool = _lose_die(ledger, pool, c, rulings)
-        why = []
-        if c.policy.empower:
-            ledger.add(Change(ChangeKind.DARK_GAINED, name, 1, "lost with Empowerment"))
-            why.append("lost with Empowerment")
-        if name in auto:
-            why.append("lost after proposing a Negotiation")
-        if pool.dice == 0:
-            why.append("lost all his dice")
-            out_of_dice.append(name)
-            pool = replace(pool, out="no dice")
-        elif why and rulings.combat_penalty is CombatPenalty.OUT:
-            pool = replace(pool, out="penalty")
-        if why:
-            catastrophe(ledger, name, pool.line, rulings, "; ".join(why))
-        failure_items(ledger, name, c.items)
+            pool = replace(pool, out="escaped")
+        elif outcome is Outcome.FAILURE:
+            for _ in range(sum(1 for b in blows if b.target == name and b.lands)):
+                pool = _lose_die(ledger, pool, c, rulings)
+            if pool.dice == 0:
+                more_why = ("lost all his dice",)
+                out_of_dice.append(name)
+                pool = replace(pool, out="no dice")
+            elif (c.policy.empower or name in auto) and rulings.combat_penalty is CombatPenalty.OUT:
+                pool = replace(pool, out="penalty")
+        outcome_changes(ledger, c, outcome, duel, rulings, pool.line, more_why)
         new_pools[name] = pool
 
     after = replace(

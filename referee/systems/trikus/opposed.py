@@ -260,9 +260,19 @@ def start_changes(ledger: Ledger, commitments: tuple[Commitment, ...], rulings: 
 
 
 def outcome_changes(
-    ledger: Ledger, c: Commitment, outcome: Outcome, duel: Duel | None, rulings: Rulings
+    ledger: Ledger,
+    c: Commitment,
+    outcome: Outcome,
+    duel: Duel | None,
+    rulings: Rulings,
+    line: int | None = None,
+    more_why: tuple[str, ...] = (),
 ) -> None:
-    """What one player's outcome earns or costs (Light spent first)."""
+    """What one player's outcome earns or costs (Light spent first).
+
+    ``line`` is the line a Catastrophe takes under R-20 "used" (the test's own line
+    by default); ``more_why`` adds Catastrophe triggers of a fight (all dice lost).
+    """
     spent = lights_spent(duel, c.name)
     if spent:
         ledger.add(Change(ChangeKind.LIGHT_SPENT, c.name, spent))
@@ -272,14 +282,15 @@ def outcome_changes(
         escape(ledger, c.name)
     elif outcome is Outcome.FAILURE:
         lose_morale(ledger, c.name)
-        why = []
+        why = list(more_why)
         if c.policy.empower:
             ledger.add(Change(ChangeKind.DARK_GAINED, c.name, 1, "lost with Empowerment"))
             why.append("lost with Empowerment")
         if negotiated(duel, c.name):
             why.append("lost after proposing a Negotiation")
         if why:
-            catastrophe(ledger, c.name, c.line, rulings, "; ".join(why))
+            used = c.line if line is None else line
+            catastrophe(ledger, c.name, used, rulings, "; ".join(why))
         failure_items(ledger, c.name, c.items)
 
 

@@ -1,8 +1,9 @@
 """The trikus rulings (RULES.md §3): every choice the seed leaves open, as one frozen value.
 
 Each field is a ruling with RULES.md's default; a GM changes it in config.toml, which
-:meth:`Rulings.from_mapping` reads, refusing an unknown key or a value outside the
-allowed ones and listing every problem at once.
+:meth:`Rulings.from_mapping` reads through the systems' shared reader
+(:func:`~referee.systems.options.read_options`), refusing an unknown key or a value
+outside the allowed ones and listing every problem at once.
 
 >>> Rulings().dead_tie
 <DeadTie.GM: 'gm'>
@@ -12,12 +13,11 @@ allowed ones and listing every problem at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from referee.errors import ConfigError
+from referee.systems.options import options_mapping, read_options
 
 
 class DeadTie(Enum):
@@ -91,6 +91,11 @@ class Consent(Enum):
     NEVER = "never"  # no Negotiation is ever proposed, so none can cost a Catastrophe
 
 
+def _whole(low: int, high: int) -> Any:
+    """A whole-number ruling's allowed range, for the shared reader."""
+    return {"range": (low, high)}
+
+
 @dataclass(frozen=True)
 class Rulings:
     """Every trikus ruling with its RULES.md default.
@@ -103,101 +108,36 @@ class Rulings:
     together_tie: TogetherTie = TogetherTie.PLAYER  # R-16
     loss_order: LossOrder = LossOrder.ALLIES_FIRST  # R-18
     catastrophe_line: CatastropheLine = CatastropheLine.USED  # R-20
-    equipment_modifier: int = 1  # R-21: difficulty points per offensive or defensive pip
-    negotiations_per_test: int = 1  # R-22: proposals per player per test (0: none)
+    # R-21: difficulty points per offensive or defensive pip
+    equipment_modifier: int = field(default=1, metadata=_whole(0, 5))
+    # R-22: proposals per player per test (0: none)
+    negotiations_per_test: int = field(default=1, metadata=_whole(0, 10))
     refresh_timing: RefreshTiming = RefreshTiming.AFTER_TEST  # R-50
-    catastrophe_return: int = 2  # R-51: refreshes, counted from the Catastrophe
+    # R-51: refreshes before a lost line returns, counted from the Catastrophe
+    catastrophe_return: int = field(default=2, metadata=_whole(1, 10))
     catastrophe_master: CatastropheMaster = CatastropheMaster.NONE  # R-52
     fight_morale: FightMorale = FightMorale.ROUNDS  # R-54
     helpful_die: HelpfulDie = HelpfulDie.FIGHT  # R-55
     combat_penalty: CombatPenalty = CombatPenalty.ROUND  # R-56
     negotiation_consent: Consent = Consent.ASK  # §3.6
-    combat_difficulty: int = 3  # §3.4: the difficulty when a GM turns it on without a number
-    party_writes_master_dark: bool = False  # §3.7: the Master writes 1 Dark side, the others 2
+    # §3.4: the Combat Difficulty when a GM turns it on without a number
+    combat_difficulty: int = field(default=3, metadata=_whole(1, 20))
+    party_writes_master_dark: bool = False  # §3.7: the Master writes 1 Dark side, others 2
     gm_blind_dark: bool = False  # §3.7: Dark sides hidden from the GM; the player picks one
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            kind = _ENUMS.get(f.name)
-            if kind is not None:
-                object.__setattr__(self, f.name, kind(getattr(self, f.name)))
-
     @classmethod
-    def from_mapping(cls, values: Mapping[str, object]) -> Rulings:
-        """Rulings from config.toml's ``[trikus]`` table; ConfigError naming every problem.
+    def from_mapping(cls, values: object) -> Rulings:
+        """Rulings from config.toml's rulings table; ConfigError naming every problem.
 
         >>> Rulings.from_mapping({"dead_tie": "player", "loss": "owner"})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         referee.errors.ConfigError: The trikus rulings in config.toml have 2 problems:
         - dead_tie = 'player': allowed values are "gm", "none".
-        - 'loss' is not a trikus ruling; the rulings are dead_tie, together_tie, ...
+        - 'loss' is not a ruling; the trikus rulings are dead_tie, together_tie, ...
         """
-        problems: list[str] = []
-        chosen: dict[str, Any] = {}
-        for key, value in values.items():
-            check = _CHECKS.get(key)
-            if check is None:
-                problems.append(f"'{key}' is not a trikus ruling; the rulings are {_NAMES}.")
-            elif not check[0](value):
-                problems.append(f"{key} = {value!r}: allowed values are {check[1]}.")
-            else:
-                chosen[key] = value
-        if problems:
-            count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
-            raise ConfigError(
-                f"The trikus rulings in config.toml have {count}:\n"
-                + "\n".join(f"- {problem}" for problem in problems)
-            )
-        return cls(**chosen)
+        return read_options(cls, values, "trikus")
 
     def to_mapping(self) -> dict[str, object]:
         """The rulings as config.toml writes them (the inverse of :meth:`from_mapping`)."""
-        return {
-            f.name: value.value if isinstance(value, Enum) else value
-            for f in fields(self)
-            for value in [getattr(self, f.name)]
-        }
-
-
-_ENUMS: dict[str, type[Enum]] = {
-    "dead_tie": DeadTie,
-    "together_tie": TogetherTie,
-    "loss_order": LossOrder,
-    "catastrophe_line": CatastropheLine,
-    "refresh_timing": RefreshTiming,
-    "catastrophe_master": CatastropheMaster,
-    "fight_morale": FightMorale,
-    "helpful_die": HelpfulDie,
-    "combat_penalty": CombatPenalty,
-    "negotiation_consent": Consent,
-}
-
-
-def _whole(low: int, high: int) -> tuple[Callable[[object], bool], str]:
-    def check(value: object) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-
-    return check, f"a whole number from {low} to {high}"
-
-
-def _member(kind: type[Enum]) -> tuple[Callable[[object], bool], str]:
-    allowed = {member.value for member in kind}
-    return (
-        lambda value: isinstance(value, str) and value in allowed,
-        ", ".join(f'"{member.value}"' for member in kind),
-    )
-
-
-_FLAG: tuple[Callable[[object], bool], str] = (lambda value: isinstance(value, bool), "true, false")
-
-_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
-    **{name: _member(kind) for name, kind in _ENUMS.items()},
-    "equipment_modifier": _whole(0, 5),
-    "negotiations_per_test": _whole(0, 10),
-    "catastrophe_return": _whole(1, 10),
-    "combat_difficulty": _whole(1, 10),
-    "party_writes_master_dark": _FLAG,
-    "gm_blind_dark": _FLAG,
-}
-_NAMES = ", ".join(f.name for f in fields(Rulings))
+        return options_mapping(self)

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from referee.errors import RuleViolation, StoreError
+from referee.errors import RuleViolation, StoreError, UnknownName
 from referee.limits import DEFAULT_LIMITS, Limits
+from referee.systems.changes import find_name
+from referee.systems.validation import check_version, problems_message
 
 STATE_VERSION = 1
 
@@ -191,11 +193,11 @@ class Party:
     master_npcs: frozenset[str] = field(default_factory=frozenset)  # GM-marked masters
 
     def character(self, name: str) -> Character:
-        for character in self.characters:
-            if character.name.lower() == name.lower():
-                return character
-        known = ", ".join(c.name for c in self.characters) or "none yet"
-        raise RuleViolation(f"There is no character named {name}; the party has {known}.")
+        """The character ``name`` means (any case, or a unique beginning); UnknownName if none."""
+        if not self.characters:
+            raise UnknownName(f"There is no character named {name}: the party is empty.")
+        found = find_name(name, [c.name for c in self.characters], "character")
+        return next(c for c in self.characters if c.name == found)
 
     def with_character(self, character: Character) -> Party:
         return replace(
@@ -225,11 +227,7 @@ class Party:
         >>> Party.from_dict(party.to_dict()) == party
         True
         """
-        if data.get("version") != STATE_VERSION:
-            raise StoreError(
-                f"trikus state version {data.get('version')!r} is not {STATE_VERSION}; "
-                "upgrade referee to read it"
-            )
+        data = check_version(data, STATE_VERSION, "trikus party")
         try:
             return _decode_party(data)
         except (KeyError, TypeError, ValueError) as error:
@@ -363,10 +361,7 @@ def new_character(sheet: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> 
     allies = _names(sheet.get("allies", []), "allies", problems, limits)
     equipment = _equipment(sheet.get("equipment", []), problems, limits)
     if problems:
-        count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
-        raise RuleViolation(
-            f"This trikus character has {count}:\n" + "\n".join(f"- {p}" for p in problems)
-        )
+        raise RuleViolation(problems_message("This trikus character", problems))
     assert tier is not None
     return Character(
         name=name,

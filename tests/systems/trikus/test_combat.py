@@ -13,7 +13,7 @@ from referee.systems.trikus.duel import Boom, Throw
 from referee.systems.trikus.policy import Policy
 from referee.systems.trikus.resources import Outcome
 from referee.systems.trikus.rulings import Rulings
-from referee.systems.trikus.state import LineStatus, Party, Status
+from referee.systems.trikus.state import Item, LineStatus, Party, Status, Trait
 
 
 def resolve_round(*args, **kwargs):
@@ -145,3 +145,19 @@ def test_owner_loss_order_keeps_the_ally(party: Party, character) -> None:
     declared = [("Z", Policy(line=2, lose="line"))]
     result = resolve_round(party, start_fight(1), declared, FixedDice([9, 1, 2, 3]), rulings)
     assert ((1, ("droid",))) == (result.fight.pools[0].line_dice, result.fight.pools[0].allies)
+
+
+def test_equipment_pips_move_the_difficulty_and_helpful_adds_a_die(party: Party, character) -> None:
+    """R-21: an offensive pip lowers Z's attack to 4, a defensive pip raises the GM's to 6."""
+    vibro = Item("Vibro", (Trait.OFFENSIVE, Trait.HELPFUL))
+    shield = Item("Shield", (Trait.DEFENSIVE,), (False,))
+    party = party.with_character(character("Z", "advanced", equipment=(vibro,)))
+    party = party.with_character(character("P", "beginner", equipment=(shield,)))
+    declared = [("P", Policy(use=("Shield",))), ("Z", Policy(line=1, use=("Vibro",)))]
+    dice = FixedDice([6, 3, 8, 4, 5])
+    result = resolve_round(party, start_fight(1, difficulty=5), declared, dice)
+    assert 0 == dice.remaining
+    assert (Blow("Z", "GM", 4, 4, True), Blow("GM", "P", 5, 6, False)) == result.blows
+    assert (1, 1) == (result.fight.pool("Z").line_dice, result.fight.pool("Z").helpful)
+    assert result.over
+    assert Change(ChangeKind.TRAIT_REVEALED, "P", 0, "Shield") in result.changes

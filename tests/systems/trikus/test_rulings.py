@@ -42,7 +42,7 @@ def test_unknown_key_is_refused_listing_the_known_ones() -> None:
     with pytest.raises(ConfigError) as refusal:
         Rulings.from_mapping({"dead_ties": "gm"})
     message = refusal.value.message
-    assert "'dead_ties' is not a trikus ruling" in message
+    assert "'dead_ties' is not a ruling; the trikus rulings are" in message
     for known in ("dead_tie", "together_tie", "negotiation_consent", "gm_blind_dark"):
         assert known in message
 
@@ -54,7 +54,7 @@ def test_every_problem_is_reported_at_once() -> None:
     message = refusal.value.message
     assert "3 problems" in message
     assert 'allowed values are "ask", "always", "never"' in message
-    assert "catastrophe_return = 0: allowed values are a whole number from 1 to 10" in message
+    assert "catastrophe_return = 0: allowed values are whole numbers from 1 to 10" in message
 
 
 def test_round_trip_through_config() -> None:

@@ -24,7 +24,16 @@ later (a new die equal to a side's own value reaches it again); the same moment 
 the first throw voids both dice (R-14), later R-16 decides.
 A tie while a pair still has no controller (after a void) voids again. A Negotiation
 reroll replaces the GM's die in the proposer's pair only ("Wynik jednego Gracza nie
-wpływa na wyniki pozostałych"); it lands after the throw it answers.
+wpływa na wyniki pozostałych"); it lands after the throw it answers. A player
+proposes when the GM's die of a throw took or raised the GM's control of his pair and
+shows at least his ``negotiate=v``; a refused proposal still counts toward R-22.
+
+Escape (``escape=(k, v)``) is checked before each throw in which the player must roll:
+the GM controls his pair at a value of at least v, and he holds 1 to k unrolled dice.
+
+Boom (R-53) counts every die that lands in the test: voided dice and Negotiation
+rerolls included (each is a die rolled), Combat Difficulty dice not (they are not
+part of the test). Each face booms once, when its third die lands.
 
 Vector 1 of §3.8 (Master 3 dice against the GM's 2):
 

@@ -7,6 +7,12 @@ at 3 active Dark tokens, the Master's sacrifice and advancement. Each function
 returns changes (:mod:`.changes`); :class:`Ledger` builds a change set while keeping
 the party it leads to, so "loses all Morale" counts what he holds at that moment.
 
+A lost line returns when R-51's count of refreshes, started at the Catastrophe, runs
+out; a refresh that ends the very test of the Catastrophe (R-50 ``"after_test"``)
+counts as the first. Meditation gives every active player (its user too) a Morale die
+on each use; a Sith artifact a Dark token on each use; a black hole kills on Failure,
+the one way a test kills (the seed's item list says so).
+
 GM verbs over the state are here too (:func:`grant_light`, :func:`spend_dark`, ...):
 each returns the changes, and RuleViolation when the state cannot take them.
 """

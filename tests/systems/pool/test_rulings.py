@@ -6,6 +6,7 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.systems.pool.rulings import (
+    EmptyAction,
     EmptyPool,
     ExtendedBotch,
     OverTen,
@@ -26,6 +27,7 @@ def test_defaults_are_the_rules_rulings() -> None:
             willpower_success=True,
             free_botch=False,
             empty_pool=EmptyPool.REFUSE,
+            empty_action=EmptyAction.REFUSE,
             extended_botch=ExtendedBotch.RESET,
             resisted_tie=ResistedTie.NOBODY,
             teamwork=Teamwork.GM,
@@ -44,6 +46,7 @@ def test_every_option_is_read_from_a_mapping() -> None:
         "willpower_success": False,
         "free_botch": True,
         "empty_pool": "fail",
+        "empty_action": "skip",
         "extended_botch": "end",
         "resisted_tie": "defender",
         "teamwork": "never",

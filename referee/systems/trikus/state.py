@@ -144,6 +144,19 @@ class Character:
     def item(self, name: str) -> Item | None:
         return next((item for item in self.equipment if item.name.lower() == name.lower()), None)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The versioned JSON record of one character (a store keeps one per character)."""
+        return {"version": STATE_VERSION, **_encode(self)}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Character:
+        """The inverse of :meth:`to_dict`; StoreError on a record this version cannot read."""
+        record = check_version(data, STATE_VERSION, "trikus character")
+        try:
+            return _decode_character(record)
+        except (KeyError, TypeError, ValueError) as error:
+            raise StoreError(f"A stored trikus character is damaged: {error!r}") from error
+
 
 @dataclass(frozen=True)
 class Pool:
@@ -174,6 +187,21 @@ class Fight:
 
     def pool(self, name: str) -> Pool | None:
         return next((pool for pool in self.pools if pool.name == name), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The versioned JSON record of a fight (a store keeps it per thread)."""
+        return {"version": STATE_VERSION, **_encode(self)}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Fight:
+        """The inverse of :meth:`to_dict`; StoreError on a record this version cannot read."""
+        record = check_version(data, STATE_VERSION, "trikus fight")
+        try:
+            fight = _decode_fight(record)
+        except (KeyError, TypeError, ValueError) as error:
+            raise StoreError(f"A stored trikus fight is damaged: {error!r}") from error
+        assert fight is not None
+        return fight
 
     @property
     def over(self) -> bool:
@@ -219,7 +247,7 @@ class Party:
         return {"version": STATE_VERSION, **_encode(self)}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Party:
+    def from_dict(cls, data: object) -> Party:
         """The inverse of :meth:`to_dict`; StoreError on a shape this version cannot read.
 
         >>> party = Party((new_character({"name": "Ola", "player": "u",
@@ -227,11 +255,11 @@ class Party:
         >>> Party.from_dict(party.to_dict()) == party
         True
         """
-        data = check_version(data, STATE_VERSION, "trikus party")
+        record = check_version(data, STATE_VERSION, "trikus party")
         try:
-            return _decode_party(data)
+            return _decode_party(record)
         except (KeyError, TypeError, ValueError) as error:
-            raise StoreError(f"trikus state is damaged: {error!r}") from error
+            raise StoreError(f"A stored trikus party is damaged: {error!r}") from error
 
 
 def _encode(value: Any) -> Any:

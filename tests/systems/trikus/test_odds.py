@@ -6,6 +6,8 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.dice import SeededDice
 from referee.systems.trikus.duel import DieKind, Entrant, PairEnd, play
@@ -91,3 +93,19 @@ def test_seeded_duels_match_the_exact_odds(gm: int, players, rulings: Rulings) -
 def _sortable(chances: dict[PairEnd, Fraction]) -> dict:
     """The chi-square helper sorts outcomes; PairEnd values sort by name."""
     return {end.value: p for end, p in chances.items()}
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    gm=st.integers(1, 2),
+    dice=st.integers(0, 2),
+    light=st.integers(0, 1),
+    escape=st.none() | st.tuples(st.integers(1, 2), st.integers(1, 10)),
+    negotiate=st.none() | st.integers(1, 10),
+    consent=st.sampled_from(list(Consent)),
+)
+def test_every_duel_ends_exactly_one_way(gm, dice, light, escape, negotiate, consent) -> None:
+    """Under any triggers, each pair's end chances are exact and sum to one."""
+    player = line("P", dice, light=light, escape=escape, negotiate=negotiate)
+    ends = end_chances(gm, (player,), Rulings(negotiation_consent=consent))
+    assert 1 == sum(chances[0] for chances in ends.values())

@@ -9,7 +9,16 @@ import pytest
 from referee.errors import RuleViolation, StoreError
 from referee.systems.trikus.changes import Change, ChangeKind, apply
 from referee.systems.trikus.combat import start_fight
-from referee.systems.trikus.state import Item, Party, Pool, Tier, Trait, new_character
+from referee.systems.trikus.state import (
+    Character,
+    Fight,
+    Item,
+    Party,
+    Pool,
+    Tier,
+    Trait,
+    new_character,
+)
 
 
 def test_new_character_lines_and_sides_follow_the_tier() -> None:
@@ -66,6 +75,16 @@ def test_party_survives_json(party: Party) -> None:
         frozenset({"Vader"}),
     )
     assert party == Party.from_dict(json.loads(json.dumps(party.to_dict())))
+
+
+def test_character_and_fight_records_survive_json(party: Party) -> None:
+    """Each character and a fight are their own versioned records, as a store keeps them."""
+    kara = party.character("Z")
+    assert kara == Character.from_dict(json.loads(json.dumps(kara.to_dict())))
+    fight = start_fight(3, difficulty=4)
+    assert fight == Fight.from_dict(json.loads(json.dumps(fight.to_dict())))
+    with pytest.raises(StoreError, match="damaged"):
+        Character.from_dict({"version": 1, "name": "x"})
 
 
 def test_an_unknown_version_is_refused(party: Party) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from referee.systems.options import options_mapping, read_options
+from referee.systems.options import coerce_options, options_mapping, read_options
 
 
 class OverTen(str, Enum):
@@ -89,6 +89,9 @@ class PoolRulings:
     resisted_tie: ResistedTie = ResistedTie.NOBODY
     teamwork: Teamwork = Teamwork.GM
     team_botch: TeamBotch = TeamBotch.ALL
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
 
     @classmethod
     def from_mapping(cls, mapping: object) -> PoolRulings:

@@ -26,3 +26,8 @@ def test_unknown_keys_and_bad_values_are_all_reported() -> None:
     message = caught.value.message
     assert "the edge rulings are edge_raise, edge_use, default_policy" in message
     assert 'edge_use = \'sometimes\': allowed values are "policy", "ask".' in message
+
+
+def test_rulings_built_from_plain_values_hold_enums() -> None:
+    """Built directly from TOML values, the rulings hold enum members, as from_mapping's do."""
+    assert EdgeUse.ASK is EdgeRulings(edge_use="ask").edge_use  # type: ignore[arg-type]

@@ -65,3 +65,11 @@ def test_unknown_keys_and_bad_values_are_all_reported() -> None:
     assert message.startswith("The pool rulings in config.toml have 3 problems:")
     assert "the pool rulings are pool_over_10, difficulty_clamp, labels" in message
     assert "difficulty_clamp = 'yes': allowed values are true, false." in message
+
+
+def test_rulings_built_from_plain_values_hold_enums() -> None:
+    """Built directly from TOML values, the rulings hold enum members; a bad value is refused."""
+    rulings = PoolRulings(team_botch="own", labels=["ok", "great"])  # type: ignore[arg-type]
+    assert (TeamBotch.OWN, ("ok", "great")) == (rulings.team_botch, rulings.labels)
+    with pytest.raises(ValueError, match="team_botch = 'mine'"):
+        PoolRulings(team_botch="mine")  # type: ignore[arg-type]

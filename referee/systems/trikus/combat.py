@@ -43,6 +43,7 @@ from referee.systems.trikus.opposed import (
     _outcome,
     chances,
     check_gm_dice,
+    check_gm_negotiate,
     commit_all,
     negotiated,
     outcome_changes,
@@ -152,9 +153,14 @@ def resolve_round(
     rulings: Rulings | None = None,
     answers: tuple[bool, ...] = (),
     with_odds: bool = True,
+    gm_negotiate: int | None = None,
 ) -> RoundResult:
-    """Play one round of ``fight``; ``declarations`` are (name, policy) in table order."""
+    """Play one round of ``fight``; ``declarations`` are (name, policy) in table order.
+
+    ``gm_negotiate`` is the GM's standing Negotiation threshold for this round.
+    """
     rulings = rulings or Rulings()
+    check_gm_negotiate(gm_negotiate, rulings)
     if fight.over:
         raise RuleViolation("This fight is over; the GM opens a new one.")
     if fight.rounds:
@@ -170,7 +176,7 @@ def resolve_round(
         raise RuleViolation("A fight cannot be opted out of once joined; escape=k,v withdraws.")
     pools = _pools(party, fight, commitments, rulings)
     by_name = {p.name: p for p in pools}
-    entrants = tuple(c.entrant(_hand(by_name[c.name])) for c in commitments)
+    entrants = tuple(c.entrant(_hand(by_name[c.name]), gm_negotiate) for c in commitments)
     odds = chances(fight.gm_dice, entrants, rulings, with_odds)
     duel = play(fight.gm_dice, entrants, dice, rulings, answers)
     number = fight.rounds + 1

@@ -31,6 +31,11 @@ shows at least his ``negotiate=v``; a refused proposal still counts toward R-22.
 Escape (``escape=(k, v)``) is checked before each throw in which the player must roll:
 the GM controls his pair at a value of at least v, and he holds 1 to k unrolled dice.
 
+Either side may propose (§3.5): a player with ``negotiate=v``, the GM with its own
+threshold, to each player whose policy accepts (``Entrant.gm_negotiate``); the GM's
+proposals follow the players' after a throw, and R-22 counts them per pair. A GM that
+still loses suffers nothing (a Catastrophe is a player's).
+
 Boom (R-53) counts every die that lands in the test: voided dice and Negotiation
 rerolls included (each is a die rolled), Combat Difficulty dice not (they are not
 part of the test). Each face booms once, when its third die lands.
@@ -133,6 +138,9 @@ class Entrant:
     light: int = 0  # Light tokens the trigger may spend, one whenever he must roll with none
     escape: tuple[int, int] | None = None  # (k, v): withdraw with <= k unrolled dice vs >= v
     negotiate: int | None = None  # propose a reroll of a GM die >= v that took control
+    # The GM's standing proposal to reroll this player's die >= v that took control,
+    # set only when the player's policy accepts it (a refusal would change nothing).
+    gm_negotiate: int | None = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +153,7 @@ class DuelState:
     pairs: tuple[PairState, ...]
     ends: tuple[PairEnd, ...]
     proposals: tuple[int, ...]  # Negotiations each player has proposed
+    gm_proposals: tuple[int, ...]  # Negotiations the GM has proposed in each pair
 
     @property
     def over(self) -> bool:
@@ -160,6 +169,7 @@ def start(gm_dice: int, entrants: tuple[Entrant, ...]) -> DuelState:
         tuple(e.light for e in entrants),
         (PairState(),) * count,
         (PairEnd.LIVE,) * count,
+        (0,) * count,
         (0,) * count,
     )
 
@@ -217,7 +227,13 @@ def prepare(state: DuelState, entrants: tuple[Entrant, ...]) -> tuple[DuelState,
     if not (escaped or lit or ended):
         return state, _NOTHING
     new = DuelState(
-        state.gm_left, tuple(hands), tuple(lights), state.pairs, tuple(ends), state.proposals
+        state.gm_left,
+        tuple(hands),
+        tuple(lights),
+        state.pairs,
+        tuple(ends),
+        state.proposals,
+        state.gm_proposals,
     )
     return new, Prepared(tuple(escaped), tuple(lit), tuple(ended))
 
@@ -248,7 +264,9 @@ def throw(
             voided.append(i)
     hands = tuple(h - (1 if i in player_dice else 0) for i, h in enumerate(state.hands))
     gm_left = state.gm_left - (1 if gm_die is not None else 0)
-    new = DuelState(gm_left, hands, state.lights, tuple(pairs), state.ends, state.proposals)
+    new = DuelState(
+        gm_left, hands, state.lights, tuple(pairs), state.ends, state.proposals, state.gm_proposals
+    )
     return new, tuple(voided)
 
 
@@ -294,6 +312,47 @@ def reroll(
     return replace(after, pairs=pairs)
 
 
+def gm_negotiation_due(
+    before: DuelState,
+    after: DuelState,
+    player_die: int | None,
+    i: int,
+    entrant: Entrant,
+    rulings: Rulings,
+) -> bool:
+    """Whether the GM proposes (and player ``i`` accepts) rerolling the die that took control.
+
+    Not in a pair whose GM die the player already had rerolled in this throw.
+    """
+    pair, old = after.pairs[i], before.pairs[i]
+    return (
+        entrant.gm_negotiate is not None
+        and player_die is not None
+        and after.ends[i] is PairEnd.LIVE
+        and after.gm_proposals[i] < rulings.negotiations_per_test
+        and after.proposals[i] == before.proposals[i]
+        and pair.control is Side.PLAYER
+        and player_die == pair.player
+        and player_die > (old.player or 0)
+        and player_die >= entrant.gm_negotiate
+    )
+
+
+def gm_reroll(
+    before: DuelState,
+    after: DuelState,
+    i: int,
+    gm_die: int | None,
+    new_value: int,
+    together: Side,
+) -> DuelState:
+    """Pair ``i`` with the player's last die replaced by ``new_value`` (landing later)."""
+    pair = land(land(before.pairs[i], gm_die, None, together), None, new_value, together)
+    pairs = tuple(pair if j == i else p for j, p in enumerate(after.pairs))
+    counted = tuple(n + (1 if j == i else 0) for j, n in enumerate(after.gm_proposals))
+    return replace(after, pairs=pairs, gm_proposals=counted)
+
+
 def together_side(rulings: Rulings) -> Side:
     return Side.PLAYER if rulings.together_tie is TogetherTie.PLAYER else Side.GM
 
@@ -322,7 +381,11 @@ class Throw:
 
 @dataclass(frozen=True)
 class Reroll:
-    """A Negotiation: the player proposed, the GM answered, and the die's new value."""
+    """A Negotiation: one side proposed, the other answered, and the die's new value.
+
+    A player proposes rerolling the GM's die; the GM (``proposer == "GM"``) proposes
+    rerolling the player's, named in ``whose``.
+    """
 
     number: int  # the throw it answers
     proposer: str
@@ -330,6 +393,7 @@ class Reroll:
     agreed: bool
     new: int | None
     control: tuple[str | None, ...]
+    whose: str = GM  # the side whose die was rerolled
 
 
 @dataclass(frozen=True)
@@ -485,4 +549,12 @@ def play(
             events.append(
                 Reroll(number, entrant.name, gm_die, agreed, new, _controls(state, entrants))
             )
+        for i, entrant in enumerate(entrants):
+            die = player_dice.get(i)
+            if gm_negotiation_due(before, state, die, i, entrant, rulings):
+                assert die is not None
+                new = draw(number)
+                state = gm_reroll(before, state, i, gm_die, new, together)
+                controls = _controls(state, entrants)
+                events.append(Reroll(number, GM, die, True, new, controls, entrant.name))
     return Duel(entrants, gm_dice, tuple(events), state, tuple(booms), tuple(draws))

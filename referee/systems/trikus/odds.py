@@ -37,6 +37,8 @@ from referee.systems.trikus.duel import (
     PairEnd,
     PairState,
     Side,
+    gm_negotiation_due,
+    gm_reroll,
     land,
     negotiation_due,
     prepare,
@@ -136,13 +138,21 @@ def _solver(
     def negotiable(state: DuelState, i: int) -> bool:
         return proposing and entrants[i].negotiate is not None and state.proposals[i] < per_test
 
+    def gm_negotiable(state: DuelState, i: int) -> bool:
+        return entrants[i].gm_negotiate is not None and state.gm_proposals[i] < per_test
+
     def reach(state: DuelState) -> int:
         rerolls = (
             sum(per_test - state.proposals[i] for i in range(len(entrants)) if negotiable(state, i))
             if agreed
             else 0
         )
-        return state.gm_left + sum(state.hands) + sum(state.lights) + rerolls
+        gm_rerolls = sum(
+            per_test - state.gm_proposals[i]
+            for i in range(len(entrants))
+            if gm_negotiable(state, i)
+        )
+        return state.gm_left + sum(state.hands) + sum(state.lights) + rerolls + gm_rerolls
 
     def negotiated(
         before: DuelState, after: DuelState, gm_die: int | None, dice: dict[int, int], first: int
@@ -164,6 +174,25 @@ def _solver(
                         i + 1,
                     )
                 ]
+        return gm_negotiated(before, after, gm_die, dice, 0)
+
+    def gm_negotiated(
+        before: DuelState, after: DuelState, gm_die: int | None, dice: dict[int, int], first: int
+    ) -> list[tuple[int, DuelState]]:
+        """(rerolls drawn, state) after the GM's proposals this throw, from ``first`` on."""
+        for i in range(first, len(entrants)):
+            if gm_negotiation_due(before, after, dice.get(i), i, entrants[i], rulings):
+                return [
+                    (drawn + 1, state)
+                    for face in FACES
+                    for drawn, state in gm_negotiated(
+                        before,
+                        gm_reroll(before, after, i, gm_die, face, together),
+                        gm_die,
+                        dice,
+                        i + 1,
+                    )
+                ]
         return [(0, after)]
 
     def canonical(state: DuelState) -> DuelState:
@@ -178,7 +207,7 @@ def _solver(
 
     def groups(state: DuelState, gm_die: int | None, i: int) -> list[tuple[int, int]]:
         """(how many faces, one such face) for player i's die, grouped by their effect."""
-        if negotiable(state, i):
+        if negotiable(state, i) or gm_negotiable(state, i):
             return [(1, face) for face in FACES]
         found: dict[PairState, list[int]] = {}
         for face in FACES:

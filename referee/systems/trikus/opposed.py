@@ -126,6 +126,15 @@ def check_gm_dice(gm_dice: int, limits: Limits) -> None:
         raise RuleViolation(f"The GM's pool (the difficulty) is 1 to {limits.max_dice} dice.")
 
 
+def check_gm_negotiate(threshold: int | None, rulings: Rulings) -> None:
+    if threshold is None:
+        return
+    if not 1 <= threshold <= 10:
+        raise RuleViolation("The GM's Negotiation threshold is a die value from 1 to 10.")
+    if rulings.negotiations_per_test == 0:
+        raise RuleViolation("This campaign allows no Negotiations (negotiations_per_test = 0).")
+
+
 def chances(
     gm_dice: int, entrants: tuple[Entrant, ...], rulings: Rulings, wanted: bool = True
 ) -> tuple[Fraction | None, ...]:
@@ -147,16 +156,20 @@ def resolve_test(
     answers: tuple[bool, ...] = (),
     limits: Limits = DEFAULT_LIMITS,
     with_odds: bool = True,
+    gm_negotiate: int | None = None,
 ) -> TestResult:
     """Resolve one test: ``declarations`` are (character name, policy) in table order.
 
-    ``with_odds=False`` skips the exact chances (left None), for replays and tests.
+    ``gm_negotiate`` is the GM's standing proposal: reroll a player's die of at least
+    that value which took control, for players who ``accept``. ``with_odds=False``
+    skips the exact chances (left None), for replays and tests.
     """
     rulings = rulings or Rulings()
     check_gm_dice(gm_dice, limits)
+    check_gm_negotiate(gm_negotiate, rulings)
     commitments = commit_all(party, declarations, rulings)
     rolling = tuple(c for c in commitments if not c.policy.opt_out)
-    entrants = tuple(c.entrant((DieKind.LINE,) * c.line_dice) for c in rolling)
+    entrants = tuple(c.entrant((DieKind.LINE,) * c.line_dice, gm_negotiate) for c in rolling)
     odds = chances(gm_dice, entrants, rulings, with_odds)
     duel = play(gm_dice, entrants, dice, rulings, answers) if entrants else None
     if duel is not None and duel.pending is not None:
@@ -178,6 +191,7 @@ def resume(
     rulings: Rulings | None = None,
     answers: tuple[bool, ...] = (),
     with_odds: bool = True,
+    gm_negotiate: int | None = None,
 ) -> TestResult:
     """Continue a test that waited on the GM: replay its dice, then draw new ones.
 
@@ -192,6 +206,7 @@ def resume(
         rulings,
         (*answers, agreed),
         with_odds=with_odds,
+        gm_negotiate=gm_negotiate,
     )
 
 

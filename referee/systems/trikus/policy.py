@@ -24,7 +24,7 @@ from referee.systems.trikus.state import Character, Item, Status, Tier, Trait
 
 USAGE = (
     "line=2|1  morale=N  empower  opt-out  light=K  escape=k,v  negotiate=v  "
-    "on_success=keep|cancel:<name>  attack|defend:<name>  lose=ally|line  use=<item>"
+    "on_success=keep|cancel:<name>  attack|defend:<name>  lose=ally|line  use=<item>  accept"
 )
 
 
@@ -43,10 +43,11 @@ class Policy:
     defend: str | None = None  # combat: protect this failed player instead of attacking
     lose: str | None = None  # combat under R-18 "owner": "ally" or "line" goes first
     use: tuple[str, ...] = ()  # items used in this test or round
+    accept: bool = False  # agree to the GM's standing proposal of a Negotiation
 
 
 _WORD = re.compile(r"^([a-z_-]+)(?:[=:](.*))?$")
-_FLAGS = {"empower": "empower", "opt-out": "opt_out", "optout": "opt_out"}
+_FLAGS = {"empower": "empower", "opt-out": "opt_out", "optout": "opt_out", "accept": "accept"}
 
 
 def parse_policy(text: str, limits: Limits = DEFAULT_LIMITS) -> Policy:
@@ -118,10 +119,15 @@ class Commitment:
     extra: tuple[DieKind, ...]  # one-round dice: Morale, Empowerment, helpful (R-55 "round")
     items: tuple[Item, ...]  # items used
 
-    def entrant(self, pool: tuple[DieKind, ...]) -> Entrant:
-        """The duel's view of him: ``pool`` (line, ally and helpful dice) then the extras."""
+    def entrant(self, pool: tuple[DieKind, ...], gm_negotiate: int | None = None) -> Entrant:
+        """The duel's view of him: ``pool`` (line, ally and helpful dice) then the extras.
+
+        ``gm_negotiate`` is the GM's standing Negotiation threshold, which binds him
+        only if he accepts.
+        """
         p = self.policy
-        return Entrant(self.name, pool + self.extra, p.light, p.escape, p.negotiate)
+        gm = gm_negotiate if p.accept else None
+        return Entrant(self.name, pool + self.extra, p.light, p.escape, p.negotiate, gm)
 
 
 def has(character: Character) -> str:

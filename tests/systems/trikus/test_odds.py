@@ -66,7 +66,7 @@ SETUPS = [  # (GM dice, players, rulings): one-on-one with triggers, and a team 
     (3, (line("P", 2),), Rulings()),
     (2, (line("P", 1, light=1, escape=(1, 8)),), Rulings()),
     (2, (line("P", 3, negotiate=9),), Rulings(negotiation_consent=Consent.ALWAYS)),
-    (2, (line("P", 1), line("Z", 2)), Rulings()),
+    (2, (line("P", 1), line("Z", 2, gm_negotiate=7)), Rulings()),
 ]
 
 
@@ -102,10 +102,15 @@ def _sortable(chances: dict[PairEnd, Fraction]) -> dict:
     light=st.integers(0, 1),
     escape=st.none() | st.tuples(st.integers(1, 2), st.integers(1, 10)),
     negotiate=st.none() | st.integers(1, 10),
+    gm_negotiate=st.none() | st.integers(1, 10),
     consent=st.sampled_from(list(Consent)),
 )
-def test_every_duel_ends_exactly_one_way(gm, dice, light, escape, negotiate, consent) -> None:
+def test_every_duel_ends_exactly_one_way(
+    gm, dice, light, escape, negotiate, gm_negotiate, consent
+) -> None:
     """Under any triggers, each pair's end chances are exact and sum to one."""
-    player = line("P", dice, light=light, escape=escape, negotiate=negotiate)
+    player = line(
+        "P", dice, light=light, escape=escape, negotiate=negotiate, gm_negotiate=gm_negotiate
+    )
     ends = end_chances(gm, (player,), Rulings(negotiation_consent=consent))
     assert 1 == sum(chances[0] for chances in ends.values())

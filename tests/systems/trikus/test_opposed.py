@@ -255,3 +255,21 @@ def test_refresh_when_the_last_line_is_struck(party: Party) -> None:
     after = apply(party, result.changes)
     assert 1 == after.refreshes
     assert not any(c.exhausted for c in after.characters)
+
+
+def test_the_gm_may_propose_a_negotiation_to_a_player_who_accepts(party: Party) -> None:
+    """The GM's standing proposal rerolls M's 9 (it took control) to 4; M fails, no Catastrophe."""
+    declared = [("M", Policy(accept=True))]
+    result = resolve_test(party, 2, declared, FixedDice([5, 9, 4, 6, 7, 2]), gm_negotiate=8)
+    reroll = next(e for e in result.duel.events if isinstance(e, Reroll))
+    assert ("GM", "M", 9, 4, ("GM",)) == (
+        reroll.proposer,
+        reroll.whose,
+        reroll.old,
+        reroll.new,
+        reroll.control,
+    )
+    assert Outcome.FAILURE == result.outcome("M")
+    assert ChangeKind.CATASTROPHE not in [c.kind for c in result.changes]
+    refusing = resolve_test(party, 2, [("M", Policy())], FixedDice([5, 9, 7]), gm_negotiate=8)
+    assert Outcome.SUCCESS == refusing.outcome("M")

@@ -120,7 +120,9 @@ def test_any_declaration_resolves_or_is_refused(
             )
             assert result.pending or 0 <= result.fight.gm_dice <= fight_dice
         else:
-            result = resolve_test(party, gm, declared, dice, rulings, with_odds=False)
+            result = resolve_test(
+                party, gm, declared, dice, rulings, with_odds=False, gm_negotiate=seed % 12 or None
+            )
         if result.pending is None:
             assert len(declared) == len(result.participants)
             after = apply(party, result.changes)

@@ -1,8 +1,7 @@
 """The ``edge`` system (seed 003, RULES.md §4): 2d6 + stat moves in three bands, the advantage die.
 
-**Inert until wired.** This package is the pure rules engine only: nothing registers
-it, no tag reaches it and no store holds its state yet. The wiring (tags, templates,
-store, GM verbs by post, the demo campaign) comes later, on the ``System`` interface.
+The pure rules engine, and its wiring on the :class:`referee.system.System`
+interface (:data:`referee.systems.edge.system.SYSTEM`, a built-in of the registry).
 
 The package, by topic:
 
@@ -15,7 +14,7 @@ The package, by topic:
 * :mod:`~referee.systems.edge.odds`: the exact odds of each band;
 * :mod:`~referee.systems.edge.odds_cases`: the moves the conformance kit will check.
 
-Every function is pure: randomness comes in as a :class:`~referee.dice.DiceSource`
+Every engine function is pure: randomness comes in as a :class:`~referee.dice.DiceSource`
 (two d6 a move, first then second) and every change of state comes back as
 :class:`~referee.systems.changes.Change` values for the caller to store.
 

@@ -1,9 +1,12 @@
 """The ``edge`` system (seed 003, RULES.md §4): 2d6 + stat moves in three bands, the advantage die.
 
-The pure rules engine, and its wiring on the :class:`referee.system.System`
-interface (:data:`referee.systems.edge.system.SYSTEM`, a built-in of the registry).
+The package holds the pure rules engine and, on the ``System`` interface, its wiring:
+:mod:`~referee.systems.edge.system` (the registered :data:`SYSTEM`),
+:mod:`~referee.systems.edge.tags` (parse), :mod:`~referee.systems.edge.handlers`
+(resolve against the store), :mod:`~referee.systems.edge.application` (sheets as the
+core keeps them) and ``templates/``.
 
-The package, by topic:
+The rules engine, by topic:
 
 * :mod:`~referee.systems.edge.rulings`: R-13 and R-39 as one frozen dataclass of options;
 * :mod:`~referee.systems.edge.sheet`: stat and counter lists, sheets, per-character state;
@@ -14,7 +17,7 @@ The package, by topic:
 * :mod:`~referee.systems.edge.odds`: the exact odds of each band;
 * :mod:`~referee.systems.edge.odds_cases`: the moves the conformance kit will check.
 
-Every engine function is pure: randomness comes in as a :class:`~referee.dice.DiceSource`
+Every function is pure: randomness comes in as a :class:`~referee.dice.DiceSource`
 (two d6 a move, first then second) and every change of state comes back as
 :class:`~referee.systems.changes.Change` values for the caller to store.
 

@@ -3,6 +3,7 @@
 CI runs a bounded number of examples; ``--hypothesis-profile long`` runs 100,000.
 """
 
+import functools
 import tempfile
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from referee.campaign import Campaign
 from referee.failures import FailureLog
 from referee.forum import posts_from_thread
 from referee.pipeline import INTERNAL_PROBLEM, Referee
+from referee.render import Renderer
 from referee.testing import make_campaign, sheet
 from referee.testing.hostile import bodies, saved_thread
 
@@ -22,6 +24,19 @@ SHEETS = [
     sheet("Trooper 2", kind="npc"),
 ]
 AUTHORS = st.sampled_from(["kara", "gm", "stranger"])
+# A memory-backed folder where there is one: every example flushes and fsyncs its store.
+SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() else None
+
+
+def _renderer(campaign: Campaign) -> Renderer:
+    """One renderer for every example: compiling the templates is most of a fresh one's cost."""
+    config = campaign.config
+    return _cached_renderer(config.templates_dir, config.name, campaign.published_commitment)
+
+
+@functools.cache
+def _cached_renderer(templates: Path, name: str, commitment: str) -> Renderer:
+    return Renderer(templates, name, commitment)
 
 
 @given(posts=st.lists(st.tuples(AUTHORS, bodies()), min_size=1, max_size=4))
@@ -30,16 +45,17 @@ def test_any_thread_is_refereed_flushed_and_reopened(posts):
     (never an exception, a failed post or an internal error) and the store reopens
     holding exactly what was replied."""
     thread = posts_from_thread(saved_thread(posts))
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(dir=SCRATCH) as folder:
         campaign = make_campaign(Path(folder), SHEETS)
+        renderer = _renderer(campaign)
         with campaign:
-            referee = Referee(campaign)
+            referee = Referee(campaign, renderer)
             outcomes = [referee.referee(post) for post in thread.posts]
             campaign.store.flush()
             failed = [(o.post.fullname, o.text) for o in outcomes if o.failed]
             internal = [o.post.fullname for o in outcomes if INTERNAL_PROBLEM in o.text]
             assert ([], []) == (failed, internal)
         with Campaign(campaign.config, campaign.secret) as reopened:
-            replayed = [Referee(reopened).referee(post) for post in thread.posts]
+            replayed = [Referee(reopened, renderer).referee(post) for post in thread.posts]
             assert 0 == len(FailureLog(reopened.store))
     assert [o.text for o in outcomes] == [o.text for o in replayed]

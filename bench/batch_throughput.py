@@ -29,7 +29,7 @@ from referee.batch import run_batch
 from referee.campaign import Campaign, Secret, load_config
 from referee.dice import Draw, HmacDice, SeededDice
 from referee.forum import Post, posts_from_thread
-from referee.ledger import GENESIS, make_row
+from referee.ledger import make_row
 from referee.pipeline import Referee
 from referee.resolve import Context, Roster, resolve_dice
 from referee.tags import ParseContext, parse_tag
@@ -49,7 +49,6 @@ def build_campaign(folder: Path, characters: int, ledger_rows: int) -> None:
         for i in range(characters)
     ]
     with make_campaign(folder, sheets, secret=SECRET) as campaign:
-        previous = GENESIS
         for i in range(ledger_rows):
             row = make_row(
                 post=f"t1_old{i:x}",
@@ -62,10 +61,8 @@ def build_campaign(folder: Path, characters: int, ledger_rows: int) -> None:
                 draws=[Draw(6, 1 + i % 6), Draw(6, 1 + i // 6 % 6)],
                 outcome={"total": 2 + i % 11},
                 recorded="2026-01-01T00:00:00+00:00",
-                previous=previous,
             )
             campaign.store.ledger.append(row)
-            previous = row["hash"]
 
 
 def build_thread(path: Path, tags: int, characters: int, per_post: int = 4) -> None:

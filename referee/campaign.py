@@ -7,6 +7,7 @@ checks ``config.toml`` (every problem reported at once, each saying how to fix i
 
 from __future__ import annotations
 
+import gc
 import os
 import secrets
 import sys
@@ -17,6 +18,7 @@ from typing import Any
 
 from .dice import commitment
 from .errors import ConfigError, UserError
+from .names import name_key
 from .store import Store
 from .systems import stepped
 from .systems.stepped import vehicles
@@ -322,7 +324,7 @@ def load_sheets(path: Path) -> list[dict[str, Any]]:
 
 def character_key(name: str) -> str:
     """How a character is keyed in the store: its name, case and spacing folded."""
-    return " ".join(name.split()).casefold()
+    return name_key(name)
 
 
 def store_entry(
@@ -363,6 +365,10 @@ class Campaign:
         except BaseException:
             self.store.discard()  # a refused sheet must not leave the store locked
             raise
+        # The rules, the sheets and the index live as long as the run: move them out of
+        # the cyclic collector's sight, so its full passes scan only what a post makes.
+        gc.collect()
+        gc.freeze()
 
     @classmethod
     def open(cls, campaign_dir: Path | None = None, *, need_secret: bool = True) -> Campaign:

@@ -18,7 +18,7 @@ from tqdm import tqdm
 from .batch import batch_markdown, load_thread, run_batch
 from .campaign import Campaign, find_config, load_config, load_secret
 from .dice import SeededDice, SystemDice, commitment
-from .errors import ConfigError, OperatorError, UserError
+from .errors import ConfigError, OperatorError, StoreError, UserError
 from .failures import FailureLog
 from .forum import Post, post_link, safe_text
 from .ledger import verify
@@ -213,8 +213,6 @@ def cmd_characters(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     config = load_config(find_config(args.campaign))
-    with Campaign(config) as campaign:
-        rows = list(campaign.store.ledger)
     secret: bytes | None = None
     if args.secret_file:
         secret = args.secret_file.read_bytes().strip()
@@ -223,7 +221,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
             secret = load_secret(config).value
         except ConfigError as error:
             raise ConfigError(error.message + " Or run `referee verify --chain-only`.") from error
-    report = verify(rows, secret, config.secret_sha256 or None)
+    with Campaign(config) as campaign:
+        try:  # every batch of the journal against its commit line (posts, sheet changes)
+            campaign.store.audit()
+            damage = ""
+        except StoreError as error:
+            damage = error.message
+        report = verify(campaign.store.ledger, secret, config.secret_sha256 or None)
+    if damage:
+        print(f"MISMATCH journal: {damage}")
     if secret is not None:
         print(f"secret sha256: {commitment(secret)}")
     if report.commitment_ok is False:
@@ -237,7 +243,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         f"{report.rows} ledger rows: chain checked, {what}; "
         f"{'all consistent' if report.ok else f'{len(report.mismatches)} mismatch(es)'}."
     )
-    return EXIT_OK if report.ok else EXIT_TAG_ERRORS
+    return EXIT_OK if report.ok and not damage else EXIT_TAG_ERRORS
 
 
 def cmd_run(args: argparse.Namespace) -> int:

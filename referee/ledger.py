@@ -57,9 +57,8 @@ def make_row(
     draws: Sequence[Draw],
     outcome: Mapping[str, Any],
     recorded: str,
-    previous: str,
 ) -> dict[str, Any]:
-    """A ledger row, sealed with its hash; ``previous`` is the hash of the row before."""
+    """A ledger row, to be sealed by the store (``prev`` and ``hash``) when it is appended."""
     row: dict[str, Any] = {
         "roll_id": roll_id(post, tag_index),
         "post": post,
@@ -72,10 +71,21 @@ def make_row(
         "draws": [[draw.sides, draw.value] for draw in draws],
         "outcome": dict(outcome),
         "recorded": recorded,
-        "prev": previous,
     }
-    row["hash"] = row_hash(row)
     return row
+
+
+def seal(row: Mapping[str, Any], previous: str) -> dict[str, Any]:
+    """A copy of ``row`` chained after the row whose hash is ``previous``, with its own hash.
+
+    >>> sealed = seal({"roll_id": "a-1"}, GENESIS)
+    >>> sealed["prev"] == GENESIS and sealed["hash"] == row_hash(sealed)
+    True
+    """
+    sealed = {key: value for key, value in row.items() if key != "hash"}
+    sealed["prev"] = previous
+    sealed["hash"] = row_hash(sealed)
+    return sealed
 
 
 @dataclass(frozen=True)
@@ -110,8 +120,8 @@ def verify(
     >>> from referee.dice import RecordingDice
     >>> dice = RecordingDice(HmacDice(b"s", "t1_a", 0)); _ = dice.roll(6)
     >>> row = make_row(post="t1_a", thread="t3_t", author="kara", tag_index=0, tag="roll 1d6",
-    ...     system="stepped", kind="dice", draws=dice.draws, outcome={}, recorded="",
-    ...     previous=GENESIS)
+    ...     system="stepped", kind="dice", draws=dice.draws, outcome={}, recorded="")
+    >>> row = seal(row, GENESIS)
     >>> verify([row], b"s").ok, verify([row], b"wrong").ok
     (True, False)
     """

@@ -22,7 +22,7 @@ from .dice import DiceSource, HmacDice, RecordingDice
 from .errors import TagError, UserError
 from .failures import FAILURE_REPLY, FailureLog, body_digest, describe
 from .forum import Post, post_link
-from .ledger import GENESIS, make_row, roll_id
+from .ledger import make_row, roll_id
 from .limits import DEFAULT_LIMITS, Limits
 from .render import Renderer
 from .resolve import Context, Roster, handler_for
@@ -101,12 +101,10 @@ class Referee:
         self.npc_templates = campaign.npc_templates
         # GMs: config.toml's list, plus whatever the caller knows (the subreddit's moderators).
         self.gms = frozenset(name.casefold() for name in (*campaign.config.gms, *(gms or ())))
-        self.posts = campaign.store.table("posts")
+        self.posts = campaign.store.posts
         self.failures = FailureLog(campaign.store)
         self.encounters = campaign.store.table("encounters")
         self.ledger = campaign.store.ledger
-        last = self.ledger.last()
-        self._previous_hash = str(last["hash"]) if last else GENESIS
 
     def referee(self, post: Post, *, private: bool = False) -> Outcome:
         """Resolve a post's tags once; on later calls return what was said the first time.
@@ -124,12 +122,10 @@ class Referee:
             failure.body_sha256 == _digest(post.body) or (seen or {}).get("failed")
         ):
             return self._replay_failure(post, seen)
-        previous_hash = self._previous_hash
         try:
             with self.campaign.store.savepoint():
                 return self._referee(post, seen, private)
         except Exception as error:  # one post's failure must never stop the others
-            self._previous_hash = previous_hash
             self.roster = self._roster()  # its caches may hold what the savepoint undid
             return self._fail(post, seen, error, private)
 
@@ -304,11 +300,8 @@ class Referee:
             draws=(),
             outcome=outcome,
             recorded=_iso(self.clock()),
-            previous=self._previous_hash,
         )
-        if self.ledger.append(row):
-            self._previous_hash = row["hash"]
-        return str(row["roll_id"])
+        return str(self.ledger.append(row)["roll_id"])
 
     def _record(self, post: Post, verdicts: tuple[Verdict, ...], private: bool = False) -> int:
         added = 0
@@ -329,11 +322,9 @@ class Referee:
                 draws=verdict.draws,
                 outcome=outcome,
                 recorded=_iso(self.clock()),
-                previous=self._previous_hash,
             )
-            if self.ledger.append(row):
-                self._previous_hash = row["hash"]
-                added += 1
+            self.ledger.append(row)
+            added += 1
         return added
 
 

@@ -8,7 +8,6 @@ the tag's dice, writes changed characters back to the roster and returns a
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -21,8 +20,9 @@ from .dice import DiceSource
 from .errors import Forbidden, RuleViolation, UnknownName, UserError
 from .forum import Post
 from .limits import DEFAULT_LIMITS, Limits, read_int
+from .names import NameIndex
 from .sheets import SHEET_FORM, parse_sheet, sheet_block
-from .store import KeyedTable
+from .store import Table
 from .systems import stepped
 from .systems.stepped import odds as stepped_odds
 from .systems.stepped import vehicles
@@ -55,7 +55,7 @@ class Resolution:
 class Roster:
     """The campaign's characters for one run: parsed once, written back on change."""
 
-    def __init__(self, table: KeyedTable, vehicle_table: KeyedTable | None = None) -> None:
+    def __init__(self, table: Table, vehicle_table: Table | None = None) -> None:
         self._table = table
         self._records: dict[str, dict[str, Any]] = dict(table.items())
         self._parsed: dict[str, stepped.Character] = {}
@@ -66,6 +66,9 @@ class Roster:
         )
         self._vehicles: dict[str, vehicles.Vehicle] = {}
         self._names = frozenset(self._records) | frozenset(self._vehicle_records)
+        # First words and misspellings found at a cost that does not grow with the roster.
+        self._index = NameIndex(self._records)
+        self._vehicle_index = NameIndex(self._vehicle_records)
 
     @property
     def known_names(self) -> frozenset[str]:
@@ -82,6 +85,7 @@ class Roster:
         self._records[key] = record
         self._parsed[key] = character
         self._names = self._names | {key}
+        self._index.add(key)
         self._table.put(key, record)
 
     def record(self, name: str) -> dict[str, Any]:
@@ -99,13 +103,13 @@ class Roster:
         key = character_key(name)
         if key in self._records:
             return key
-        starting = [k for k in self._records if k.startswith(key + " ")]
+        starting = self._index.starting(key)
         if len(starting) == 1:
             return starting[0]
         if starting:
             shown = ", ".join(self._records[k]["name"] for k in starting[:5])
             raise UnknownName(f"'{name}' could mean {shown}; write the full name.")
-        close = difflib.get_close_matches(key, list(self._records), n=3, cutoff=0.6)
+        close = self._index.suggest(key)
         hint = (
             f" Did you mean {' or '.join(self._records[k]['name'] for k in close)}?"
             if close
@@ -123,18 +127,13 @@ class Roster:
             return True
         if key in self._records:
             return False
-        return len([k for k in self._vehicle_records if k.startswith(key + " ")]) == 1 and not any(
-            k.startswith(key + " ") for k in self._records
-        )
+        return len(self._vehicle_index.starting(key)) == 1 and not self._index.starting(key)
 
     def find_vehicle(self, name: str) -> vehicles.Vehicle:
         """The vehicle or ship a player means by ``name``."""
-        key = character_key(name)
-        if key not in self._vehicle_records:
-            starting = [k for k in self._vehicle_records if k.startswith(key + " ")]
-            if len(starting) != 1:
-                raise UnknownName(f"No vehicle or ship is named '{name}'.")
-            key = starting[0]
+        key = self._vehicle_index.resolve(character_key(name))
+        if key is None:
+            raise UnknownName(f"No vehicle or ship is named '{name}'.")
         if key not in self._vehicles:
             sheet = self._vehicle_records[key]["sheet"]
             self._vehicles[key] = vehicles.vehicle_from_record(sheet)
@@ -175,13 +174,13 @@ class Context:
     """What a handler may read and change while resolving one post."""
 
     roster: Roster
-    encounters: KeyedTable
+    encounters: Table
     rules: stepped.Rules
     post: Post
     limits: Limits = DEFAULT_LIMITS
     extra: dict[str, Any] = field(default_factory=dict)
     gms: frozenset[str] = frozenset()  # casefolded usernames: moderators and config's gms
-    applications: KeyedTable | None = None
+    applications: Table | None = None
     npc_templates: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
@@ -414,7 +413,7 @@ class EncounterResult:
 STATUS_PENDING, STATUS_NEEDS_CHANGES = "awaiting approval", "needs changes"
 
 
-def _applications(context: Context) -> KeyedTable:
+def _applications(context: Context) -> Table:
     if context.applications is None:
         raise RuleViolation("This campaign does not take applications here.")
     return context.applications

@@ -1,28 +1,32 @@
-"""The campaign store: characters, posts, the roll ledger and the rest, in one TinyDB file.
+"""The campaign store: a small TinyDB file of sheets, and an append-only journal.
 
-Three layers, each doing one thing::
+Three files beside each other (for ``store.json``)::
 
-    Store, KeyedTable, Ledger      in-memory indexes; O(1) reads and writes
-        │  flush(): pending changes applied to TinyDB tables in bulk
-    _FlushOnDemand                 TinyDB's CachingMiddleware, automatic flush disabled
-        │  one write per Store.flush(), none when nothing changed
-    AtomicJSONStorage              temp file, fsync, rename over the target, fsync the dir
+    store.json           TinyDB: characters, vehicles, applications, encounters, the
+                         worker's cursors. Small; rewritten only at a checkpoint.
+    store.ledger.jsonl   the journal (referee.journal): every roll row, every post
+                         record and every change to a keyed table, appended in
+                         committed batches. Never rewritten.
+    store.index          a checkpoint of where each post's latest record lies in the
+                         journal, the roll count and the last roll's hash.
 
-Everything lives in one file, so one flush lands atomically across characters, ledger
-and posts: after a crash the file holds exactly the state of some completed flush,
-never half of one. The file stays a plain TinyDB JSON file (keyed records carry their
-key in a ``_key`` field), so ``TinyDB(path)`` can open and query it.
+A change is in memory until :meth:`Store.flush`, which appends it as ONE batch (one
+write, one fsync). At a checkpoint (on close, and after every ``CHECKPOINT_BYTES`` of
+journal) the TinyDB file and the index are rewritten to reflect the journal up to
+that point; opening reads both and replays only the journal after them. So the cost
+of a flush and of opening does not grow with the campaign, and neither does memory:
+posts stay on disk (found through the index), and the ledger is streamed.
 
 A store is used by one thread of one process at a time. While it is open it holds an
 advisory lock on ``<file>.lock``, so a second referee on the same campaign fails at
-once instead of overwriting the first one's rolls.
+once instead of writing over the first one's rolls.
 
 >>> import tempfile
 >>> from pathlib import Path
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     with Store(Path(tmp) / "campaign.json") as store:
 ...         store.table("characters").put("kara", {"name": "Kara", "hp": 12})
-...         added = store.ledger.append({"roll_id": "kx9f2a-1", "total": 17})
+...         _ = store.ledger.append({"roll_id": "kx9f2a-1", "total": 17})
 ...     with Store(Path(tmp) / "campaign.json") as store:
 ...         (store.table("characters").get("kara"), len(store.ledger))
 ({'name': 'Kara', 'hp': 12}, 1)
@@ -31,253 +35,61 @@ once instead of overwriting the first one's rolls.
 from __future__ import annotations
 
 import contextlib
-import gc
-import os
-import sys
-import tempfile
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
-from itertools import islice
+import hashlib
+import logging
+import shutil
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from operator import itemgetter
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import orjson
 from tinydb import TinyDB
-from tinydb.middlewares import CachingMiddleware
-from tinydb.storages import Storage
 
 from .errors import StoreError
+from .journal import COMMIT, START, Journal, Position, commit_line, committed
+from .ledger import GENESIS, seal
+from .tinyfile import AtomicJSONStorage, FlushOnDemand, atomic_write
 
 try:  # POSIX; elsewhere the store runs without the single-writer lock
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["AtomicJSONStorage", "KeyedTable", "Ledger", "Store"]
+__all__ = ["AtomicJSONStorage", "KeyedTable", "Ledger", "PostTable", "Store", "Table"]
+
+log = logging.getLogger(__name__)
 
 KEY_FIELD = "_key"  # the field that holds a keyed record's key inside its TinyDB document
 LEDGER_TABLE = "ledger"
+POSTS_TABLE = "posts"  # grows with the campaign: kept in the journal, not in TinyDB
+META_TABLE = "_journal"  # TinyDB's note of the journal position its tables reflect
+CHECKPOINT_BYTES = 32 << 20  # journal bytes after which a flush also checkpoints
+_CACHED_POSTS = 512  # post records kept in memory after they are written
 
 Record = dict[str, Any]
+Emit = Callable[[bytes], int]  # adds a line to the store's batch; its offset in the batch
 
 
-def _temp_prefix(target: Path) -> str:
-    return f".{target.name}."
+class Table(Protocol):
+    """What every table of the store offers: records under string keys, as copies."""
 
-
-_TEMP_SUFFIX = ".tmp"
-
-
-class AtomicJSONStorage(Storage):
-    """A TinyDB storage that replaces its file atomically on every write.
-
-    TinyDB's own ``JSONStorage`` rewrites the file in place, so a crash mid-write
-    leaves it truncated or with the old tail after the new text. This one writes a
-    temp file beside the target, fsyncs it, renames it over the target and fsyncs the
-    directory: the file on disk is always either the old or the new state.
-
-    ``read()`` returns ``None`` for a missing or empty file (TinyDB's "empty
-    database") and raises :class:`StoreError` for one that is not valid JSON.
-    Temp files left by a crash are removed when the storage opens, so open a file
-    from one process at a time (:class:`Store` holds a lock for this).
-
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     db = TinyDB(Path(tmp) / "db.json", storage=AtomicJSONStorage)
-    ...     doc_id = db.insert({"name": "Kara"})
-    ...     (Path(tmp) / "db.json").read_text()
-    '{"_default":{"1":{"name":"Kara"}}}'
-    """
-
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        super().__init__()
-        self.path = Path(path)
-        self.writes = 0  # how many times write() has replaced the file
-        for leftover in self.path.parent.glob(_temp_prefix(self.path) + "*" + _TEMP_SUFFIX):
-            with contextlib.suppress(FileNotFoundError):
-                leftover.unlink()
-
-    def read(self) -> dict[str, dict[str, Any]] | None:
-        """The whole database, or ``None`` if the file is missing or empty."""
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise StoreError(
-                f"Cannot read the store {self.path}: {exc.strerror}. "
-                "Check that the file and its directory are readable by this user."
-            ) from exc
-        if not raw or raw.isspace():
-            return None
-        try:
-            with _gc_paused():
-                data = orjson.loads(raw)
-        except ValueError as exc:  # orjson.JSONDecodeError, also for invalid UTF-8
-            raise self._corrupt(f"it is not valid JSON ({exc})") from exc
-        if not isinstance(data, dict) or not all(isinstance(t, dict) for t in data.values()):
-            raise self._corrupt("it is JSON but not a TinyDB database (an object of tables)")
-        return data
-
-    def write(self, data: Mapping[str, Mapping[str, Any]]) -> None:
-        """Replace the file with ``data``: temp file, fsync, rename, fsync the directory."""
-        directory = self.path.parent
-        try:
-            fd, temp_name = tempfile.mkstemp(
-                prefix=_temp_prefix(self.path), suffix=_TEMP_SUFFIX, dir=directory
-            )
-        except OSError as exc:
-            raise self._unwritable(exc) from exc
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                for piece in _json_pieces(data):
-                    handle.write(piece)
-                handle.flush()
-                with contextlib.suppress(FileNotFoundError):
-                    os.fchmod(handle.fileno(), self.path.stat().st_mode & 0o7777)
-                os.fsync(handle.fileno())
-            os.replace(temp_name, self.path)
-            _fsync_directory(directory)
-        except BaseException as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(temp_name)
-            if isinstance(exc, OSError):
-                raise self._unwritable(exc) from exc
-            raise
-        self.writes += 1
-
-    def _corrupt(self, why: str) -> StoreError:
-        return StoreError(
-            f"The store {self.path} is corrupt: {why}. Referee never overwrites the "
-            "previous good version in place, so something outside referee changed "
-            "this file. Stop the bot, restore the file from your latest backup (or "
-            "move it aside to start an empty store) and start again."
-        )
-
-    def _unwritable(self, exc: OSError) -> StoreError:
-        return StoreError(
-            f"Cannot write the store {self.path}: {exc.strerror or exc}. The previous "
-            "version of the file is intact and the unsaved changes are still in "
-            "memory; free disk space or fix the directory's permissions and the next "
-            "flush writes them."
-        )
-
-
-_PIECE_DOCUMENTS = 1000  # documents serialized per piece: bounds the bytes held at once
-
-
-def _json_pieces(data: Mapping[str, Mapping[str, Any]]) -> Iterator[bytes]:
-    """Compact UTF-8 JSON of a TinyDB database, in pieces of a thousand documents.
-
-    orjson writes the same bytes as the standard library's compact JSON, several times
-    faster; writing in pieces keeps the whole file (tens of megabytes) from being held
-    in memory at once.
-
-    >>> import json
-    >>> data = {"ledger": {str(i): {"roll_id": f"r{i}", "é": [1, None]} for i in range(2500)},
-    ...         "meta": {}}
-    >>> standard = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
-    >>> b"".join(_json_pieces(data)) == standard
-    True
-    """
-    yield b"{"
-    for number, (name, table) in enumerate(data.items()):
-        yield (b"," if number else b"") + orjson.dumps(name) + b":{"
-        documents = iter(table.items())
-        separator = b""
-        while chunk := dict(islice(documents, _PIECE_DOCUMENTS)):
-            yield separator + orjson.dumps(chunk)[1:-1]
-            separator = b","
-        yield b"}"
-    yield b"}"
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many objects that form no cycles.
-
-    Loading a large store creates hundreds of thousands of dicts; without the pause
-    the collector re-scans them over and over, which costs about a third of the time.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make a rename in ``directory`` durable (a no-op where directories cannot be opened)."""
-    if os.name != "posix":  # pragma: no cover
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-class _FlushOnDemand(CachingMiddleware):
-    """TinyDB's CachingMiddleware that writes only when ``flush()`` is called."""
-
-    WRITE_CACHE_SIZE = sys.maxsize
-
-    @property
-    def dirty(self) -> bool:
-        """Whether the cache holds changes not yet written."""
-        return bool(self._cache_modified_count)
-
-
-def _plain(value: Any) -> Any:
-    """A deep copy of a JSON-safe value; anything else raises TypeError.
-
-    >>> _plain({"hp": 3, "tags": ("a", "b")})
-    {'hp': 3, 'tags': ['a', 'b']}
-    >>> _plain({"when": 1j})
-    Traceback (most recent call last):
-    TypeError: store only JSON values (dict, list, str, int, float, bool, None), not complex
-    """
-    kind = type(value)
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
-        return value
-    if kind is dict:
-        copy = {}
-        for key, item in value.items():
-            if type(key) is not str:
-                raise TypeError(f"store only string keys in records, not {type(key).__name__}")
-            copy[key] = _plain(item)
-        return copy
-    if kind is list or kind is tuple:
-        return [_plain(item) for item in value]
-    raise TypeError(
-        f"store only JSON values (dict, list, str, int, float, bool, None), not {kind.__name__}"
-    )
-
-
-def _writable(doc: Record) -> Record:
-    """``doc`` itself if the store's file can hold it; TypeError saying why otherwise.
-
-    Checked when a record is staged, not when the file is written, so one record the
-    encoder cannot take (an integer past 64 bits, a lone surrogate) is refused alone
-    instead of failing the flush that carries everyone else's changes.
-
-    >>> _writable({"points": 2**64})
-    Traceback (most recent call last):
-    TypeError: the store cannot write this record: Integer exceeds 64-bit range
-    """
-    try:
-        orjson.dumps(doc)
-    except orjson.JSONEncodeError as exc:
-        raise TypeError(f"the store cannot write this record: {exc}") from None
-    return doc
+    def get(self, key: str) -> Record | None: ...
+    def put(self, key: str, record: Mapping[str, Any]) -> None: ...
+    def delete(self, key: str) -> bool: ...
+    def __contains__(self, key: object) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def keys(self) -> Iterator[str]: ...
+    def values(self) -> Iterator[Record]: ...
+    def items(self) -> Iterator[tuple[str, Record]]: ...
 
 
 def _copy(value: Any) -> Any:
-    """A deep copy of a value already checked by :func:`_plain` (faster: no checks)."""
+    """A deep copy of a JSON value (dicts, lists and scalars)."""
     kind = type(value)
     if kind is dict:
         return {key: _copy(item) for key, item in value.items()}
@@ -286,49 +98,61 @@ def _copy(value: Any) -> Any:
     return value
 
 
-def _by_doc_id(raw_table: Mapping[str, Any]) -> Iterable[tuple[int, Any]]:
-    """A raw TinyDB table's documents in doc-id order, which is insertion order.
+def _json(value: Any) -> bytes:
+    """``value`` as compact JSON; TypeError saying why for anything the file cannot hold.
 
-    The file already lists them in that order unless someone edited it, so sorting
-    is only the fallback.
+    Checked when a record is staged, not when the journal is written, so one record
+    the encoder cannot take (an integer past 64 bits, a lone surrogate) is refused
+    alone instead of failing the flush that carries everyone else's changes.
+
+    >>> _json({"points": 2**64})
+    Traceback (most recent call last):
+    TypeError: the store cannot write this record: Integer exceeds 64-bit range
     """
+    try:
+        return orjson.dumps(value)
+    except TypeError as exc:
+        raise TypeError(f"the store cannot write this record: {exc}") from None
+
+
+def _put_line(table: str, key: str, value: bytes) -> bytes:
+    return b'{"op":"put","table":%b,"key":%b,"value":%b}\n' % (
+        orjson.dumps(table),
+        orjson.dumps(key),
+        value,
+    )
+
+
+def _delete_line(table: str, key: str) -> bytes:
+    return b'{"op":"delete","table":%b,"key":%b}\n' % (orjson.dumps(table), orjson.dumps(key))
+
+
+def _by_doc_id(raw_table: Mapping[str, Any]) -> Iterable[tuple[int, Any]]:
+    """A raw TinyDB table's documents in doc-id order, which is insertion order."""
     ids = list(map(int, raw_table))
     if ids == sorted(ids):
         return zip(ids, raw_table.values(), strict=True)
     return sorted(zip(ids, raw_table.values(), strict=True), key=itemgetter(0))
 
 
-def _raw_table(db: TinyDB, name: str) -> dict[str, Any]:
-    """The documents TinyDB holds in its cache for table ``name``, by string doc id."""
-    tables: dict[str, dict[str, Any]] = db.storage.read() or {}
-    return tables.get(name, {})
-
-
 class KeyedTable:
     """Records (JSON-safe dicts) under string keys the caller chooses, in insertion order.
 
-    Reads and writes touch only in-memory indexes; :meth:`Store.flush` persists them.
+    Kept in memory and in the TinyDB file. Every change is also a journal line, so
+    it lands with the flush that makes it; the TinyDB file catches up at a checkpoint.
     ``get`` and the iterators return copies and ``put`` stores one, so a caller never
     changes the store by mutating a dict it holds.
-
-    >>> table = KeyedTable("characters", {})
-    >>> table.put("kara", {"hp": 12})
-    >>> record = table.get("kara")
-    >>> record["hp"] = 0
-    >>> table.get("kara")
-    {'hp': 12}
     """
 
-    def __init__(self, name: str, raw_table: Mapping[str, Any]) -> None:
+    def __init__(self, name: str, raw_table: Mapping[str, Any], emit: Emit | None) -> None:
         self.name = name
-        # Each record as its TinyDB document (the key in KEY_FIELD). A flushed one is
-        # the very dict TinyDB caches, so the table costs no second copy in memory.
-        self._docs: dict[str, Record] = {}
+        self._emit = emit
+        self._docs: dict[str, Record] = {}  # each record as its TinyDB document
         self._doc_ids: dict[str, int] = {}  # keys that have a document in TinyDB
-        self._changed: dict[str, None] = {}  # keys put since the last flush, in order
-        self._removed: list[int] = []  # doc ids of keys deleted since the last flush
+        self._changed: dict[str, None] = {}  # keys put since the last checkpoint, in order
+        self._removed: list[int] = []  # doc ids of keys deleted since the last checkpoint
         # While a savepoint is open: how to undo each change since (see Store.savepoint).
-        self._journal: list[Any] | None = None
+        self._undo: list[Any] | None = None
         for doc_id, doc in _by_doc_id(raw_table):
             key = doc.get(KEY_FIELD)
             if type(key) is not str or key in self._docs:
@@ -355,41 +179,41 @@ class KeyedTable:
             raise TypeError(f"keys are strings, not {type(key).__name__}")
         if KEY_FIELD in record:
             raise ValueError(f"{KEY_FIELD!r} is reserved for the store; rename that field")
-        doc = _writable(_plain(record if type(record) is dict else dict(record)))
+        value = _json(record if type(record) is dict else dict(record))
+        doc = orjson.loads(value)  # the copy, made in C
         doc[KEY_FIELD] = key
         previous = self._docs.get(key)
         if previous == doc:
             return
-        if self._journal is not None:
-            self._journal.append((key, previous, key in self._changed))
-        self._docs[key] = doc
-        self._changed[key] = None
+        if self._undo is not None:
+            self._undo.append((key, previous, key in self._changed))
+        self._set(key, doc)
+        if self._emit is not None:
+            self._emit(_put_line(self.name, key, value))
 
     def delete(self, key: str) -> bool:
         """Remove the record under ``key``; return whether there was one."""
         if key not in self._docs:
             return False
-        if self._journal is not None:  # rare: keep the whole table to restore its order
-            self._journal.append((self._docs.copy(), self._doc_ids.copy(), self._changed.copy()))
-            self._journal.append(list(self._removed))
-        del self._docs[key]
-        self._changed.pop(key, None)
-        doc_id = self._doc_ids.pop(key, None)
-        if doc_id is not None:
-            self._removed.append(doc_id)
+        if self._undo is not None:  # rare: keep the whole table to restore its order
+            self._undo.append((self._docs.copy(), self._doc_ids.copy(), self._changed.copy()))
+            self._undo.append(list(self._removed))
+        self._drop(key)
+        if self._emit is not None:
+            self._emit(_delete_line(self.name, key))
         return True
 
     def _begin(self) -> None:
-        self._journal = []
+        self._undo = []
 
     def _end(self, *, undo: bool) -> None:
         """Close the savepoint; with ``undo``, restore the table as it was when it opened."""
-        journal, self._journal = self._journal or [], None
-        while undo and journal:
-            entry = journal.pop()
+        entries, self._undo = self._undo or [], None
+        while undo and entries:
+            entry = entries.pop()
             if type(entry) is list:  # a delete: the whole table before it
                 self._removed = entry
-                self._docs, self._doc_ids, self._changed = journal.pop()
+                self._docs, self._doc_ids, self._changed = entries.pop()
                 continue
             key, previous, was_changed = entry
             if previous is None:
@@ -398,6 +222,29 @@ class KeyedTable:
                 self._docs[key] = previous
             if not was_changed:
                 del self._changed[key]
+
+    def _set(self, key: str, doc: Record) -> None:
+        self._docs[key] = doc
+        self._changed[key] = None
+
+    def _drop(self, key: str) -> bool:
+        if self._docs.pop(key, None) is None:
+            return False
+        self._changed.pop(key, None)
+        doc_id = self._doc_ids.pop(key, None)
+        if doc_id is not None:
+            self._removed.append(doc_id)
+        return True
+
+    def _replay(self, line: Mapping[str, Any]) -> None:
+        """Apply a journal line written by :meth:`put` or :meth:`delete`."""
+        key = line["key"]
+        if line["op"] == "put":
+            doc = line["value"]
+            doc[KEY_FIELD] = key
+            self._set(key, doc)
+        else:
+            self._drop(key)
 
     def __contains__(self, key: object) -> bool:
         return key in self._docs
@@ -424,11 +271,7 @@ class KeyedTable:
         return f"<KeyedTable {self.name!r}: {len(self)} records>"
 
     def _apply(self, db: TinyDB) -> None:
-        """Write the changes since the last flush into ``db``'s table, in bulk.
-
-        Three passes at most (remove, update, insert), each one rebuild of the table
-        inside TinyDB, however many records changed.
-        """
+        """Write the changes since the last checkpoint into ``db``'s table, in bulk."""
         if not (self._changed or self._removed):
             return
         table = db.table(self.name)
@@ -448,7 +291,7 @@ class KeyedTable:
         if added:
             new_ids = table.insert_multiple(docs[key] for key in added)
             self._doc_ids.update(zip(added, new_ids, strict=True))
-        cached = _raw_table(db, self.name)
+        cached = (db.storage.read() or {}).get(self.name, {})
         for key in self._changed:  # share TinyDB's copies instead of keeping our own
             docs[key] = cached[str(self._doc_ids[key])]
         self._changed.clear()
@@ -462,37 +305,161 @@ def _record(doc: Record) -> Record:
     return record
 
 
-class Ledger:
-    """The append-only roll ledger: rows keyed by a unique ``roll_id``, in append order.
+class PostTable:
+    """Keyed records that stay on disk: the journal holds them, an index finds them.
 
-    Appending a ``roll_id`` the ledger already holds changes nothing and returns
-    ``False``, so re-running a batch adds no rows. Rows come back as copies.
-
-    >>> ledger = Ledger({})
-    >>> ledger.append({"roll_id": "kx9f2a-1", "total": 17})
-    True
-    >>> ledger.append({"roll_id": "kx9f2a-1", "total": 3})
-    False
-    >>> ledger.get("kx9f2a-1")
-    {'roll_id': 'kx9f2a-1', 'total': 17}
+    The same reading and writing methods as :class:`KeyedTable`; ``get`` costs one
+    read of one line (the last few hundred records written are kept in memory).
+    Memory holds one offset per key, not the records.
     """
 
-    def __init__(self, raw_table: Mapping[str, Any]) -> None:
-        # Flushed rows are the very dicts TinyDB caches: no second copy in memory.
-        self._rows: dict[str, Record] = {}
-        self._pending: list[Record] = []  # rows appended since the last flush
-        for doc_id, row in _by_doc_id(raw_table):
-            roll_id = row.get("roll_id")
-            if type(roll_id) is not str or roll_id in self._rows:
-                raise StoreError(
-                    f"The ledger holds a row (document {doc_id}) with a missing or "
-                    "repeated 'roll_id'; the file was edited outside referee. Restore "
-                    "it from a backup."
-                )
-            self._rows[roll_id] = row
+    def __init__(self, name: str, journal: Journal, index: dict[str, int], emit: Emit) -> None:
+        self.name = name
+        self._journal = journal
+        self._index = index  # key -> offset of the line holding its latest record
+        self._emit = emit
+        self._unflushed: dict[str, tuple[int, bytes]] = {}  # key -> (batch offset, record)
+        self._deleted: list[str] = []  # keys deleted since the last flush
+        # While a savepoint is open: (key, its unflushed entry before, deleted count).
+        self._undo: list[tuple[str, tuple[int, bytes] | None, int]] | None = None
+        self._cache: OrderedDict[str, bytes] = OrderedDict()
 
-    def append(self, row: Mapping[str, Any]) -> bool:
-        """Add a copy of ``row``; return ``False`` (adding nothing) if its roll_id exists.
+    def get(self, key: str) -> Record | None:
+        """A copy of the record under ``key``, or ``None``."""
+        value = self._value(key)
+        return None if value is None else orjson.loads(value)
+
+    def _value(self, key: str) -> bytes | None:
+        unflushed = self._unflushed.get(key)
+        if unflushed is not None:
+            return unflushed[1]
+        if key in self._deleted:
+            return None
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        offset = self._index.get(key)
+        if offset is None:
+            return None
+        line = self._journal.read_line(offset)
+        return orjson.dumps(orjson.loads(line)["value"])
+
+    def put(self, key: str, record: Mapping[str, Any]) -> None:
+        """Store ``record`` under ``key`` (it lands with the next flush)."""
+        if type(key) is not str:
+            raise TypeError(f"keys are strings, not {type(key).__name__}")
+        value = _json(record if type(record) is dict else dict(record))
+        if value == self._value(key):
+            return
+        self._remember_undo(key)
+        self._unflushed[key] = (self._emit(_put_line(self.name, key, value)), value)
+
+    def _remember_undo(self, key: str) -> None:
+        if self._undo is not None:
+            self._undo.append((key, self._unflushed.get(key), len(self._deleted)))
+
+    def _rewind(self) -> None:
+        """Undo every put and delete since the savepoint opened."""
+        for key, before, deleted in reversed(self._undo or []):
+            if before is None:
+                self._unflushed.pop(key, None)
+            else:
+                self._unflushed[key] = before
+            del self._deleted[deleted:]
+        self._undo = None
+
+    def delete(self, key: str) -> bool:
+        """Remove the record under ``key``; return whether there was one."""
+        if key not in self:
+            return False
+        self._remember_undo(key)
+        self._emit(_delete_line(self.name, key))
+        self._unflushed.pop(key, None)
+        self._deleted.append(key)
+        return True
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._unflushed or (key in self._index and key not in self._deleted)
+
+    def __len__(self) -> int:
+        return (
+            sum(1 for _ in self.keys())
+            if self._deleted
+            else len(self._index) + sum(1 for key in self._unflushed if key not in self._index)
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        return self.keys()
+
+    def keys(self) -> Iterator[str]:
+        """The keys in the order they were first put (a snapshot)."""
+        return iter(list(self._keys()))
+
+    def _keys(self) -> Iterator[str]:
+        deleted = set(self._deleted)
+        yield from (key for key in self._index if key not in deleted or key in self._unflushed)
+        yield from (key for key in self._unflushed if key not in self._index)
+
+    def newest(self) -> Iterator[str]:
+        """The keys, the most recently first put first (lazily: stop when you have enough)."""
+        deleted = set(self._deleted)
+        yield from reversed([key for key in self._unflushed if key not in self._index])
+        yield from (
+            key for key in reversed(self._index) if key not in deleted or key in self._unflushed
+        )
+
+    def values(self) -> Iterator[Record]:
+        """Copies of the records in key order, read one at a time."""
+        return (record for key in self.keys() if (record := self.get(key)) is not None)
+
+    def items(self) -> Iterator[tuple[str, Record]]:
+        """``(key, copy of record)`` pairs in key order, read one at a time."""
+        return ((key, record) for key in self.keys() if (record := self.get(key)) is not None)
+
+    def _flushed(self, batch_start: int) -> None:
+        """The batch holding the unflushed records now starts at ``batch_start``."""
+        for key in self._deleted:
+            if key not in self._unflushed:
+                self._index.pop(key, None)
+                self._cache.pop(key, None)
+        for key, (offset, value) in self._unflushed.items():
+            self._index[key] = batch_start + offset
+            self._remember(key, value)
+        self._unflushed.clear()
+        self._deleted.clear()
+
+    def _remember(self, key: str, value: bytes) -> None:
+        self._cache[key] = value
+        self._cache.move_to_end(key)
+        if len(self._cache) > _CACHED_POSTS:
+            self._cache.popitem(last=False)
+
+    def __repr__(self) -> str:
+        return f"<PostTable {self.name!r}: {len(self)} records>"
+
+
+class Ledger:
+    """The roll ledger: rows in append order, each sealed with the hash of the one before.
+
+    :meth:`append` seals a row (its ``prev`` and ``hash``) and adds it to the batch;
+    iterating streams the rows from the journal, so the ledger is never held in memory.
+    A post's rolls are appended once: the pipeline never rolls a post it has recorded.
+
+    >>> ledger = Ledger(None, GENESIS, 0, lambda line: 0)
+    >>> row = ledger.append({"roll_id": "kx9f2a-1", "total": 17})
+    >>> (row["prev"] == GENESIS, row["hash"] == ledger.last_hash, len(ledger))
+    (True, True, 1)
+    """
+
+    def __init__(self, journal: Journal | None, last_hash: str, rows: int, emit: Emit) -> None:
+        self._journal = journal
+        self.last_hash = last_hash  # of the newest row, flushed or not; GENESIS if none
+        self._rows = rows
+        self._emit = emit
+        self._unflushed: list[bytes] = []
+
+    def append(self, row: Mapping[str, Any]) -> Record:
+        """Seal a copy of ``row`` after the last row and add it; the sealed row.
 
         Raises ``ValueError`` if ``row`` has no string ``roll_id`` and ``TypeError``
         for a value JSON cannot hold.
@@ -500,91 +467,165 @@ class Ledger:
         roll_id = row.get("roll_id")
         if type(roll_id) is not str:
             raise ValueError(f"a ledger row needs a string 'roll_id', got {roll_id!r}")
-        if roll_id in self._rows:
-            return False
-        plain = _writable(_plain(row if type(row) is dict else dict(row)))
-        self._rows[roll_id] = plain
-        self._pending.append(plain)
-        return True
-
-    def _mark(self) -> int:
-        """Where a savepoint starts: the rows appended so far and not yet flushed."""
-        return len(self._pending)
-
-    def _undo(self, mark: int) -> None:
-        """Drop the rows appended since ``mark``."""
-        while len(self._pending) > mark:
-            del self._rows[self._pending.pop()["roll_id"]]
-
-    def __contains__(self, roll_id: object) -> bool:
-        return roll_id in self._rows
-
-    def get(self, roll_id: str) -> Record | None:
-        """A copy of the row with ``roll_id``, or ``None``."""
-        row = self._rows.get(roll_id)
-        return None if row is None else _copy(row)
-
-    def last(self) -> Record | None:
-        """A copy of the most recently appended row, or ``None`` for an empty ledger."""
-        if not self._rows:
-            return None
-        return _copy(next(reversed(self._rows.values())))
+        if "op" in row:
+            raise ValueError("'op' is reserved for the journal's own lines; rename that field")
+        try:
+            sealed = seal(row, self.last_hash)
+        except TypeError as exc:
+            raise TypeError(f"the store cannot write this record: {exc}") from None
+        line = _json(sealed) + b"\n"
+        self._emit(line)
+        self._unflushed.append(line)
+        self.last_hash = sealed["hash"]
+        self._rows += 1
+        return sealed
 
     def __iter__(self) -> Iterator[Record]:
-        return (_copy(row) for row in list(self._rows.values()))
+        """Every row in append order, streamed from the journal, then the unflushed ones."""
+        unflushed = list(self._unflushed)
+        if self._journal is not None:
+            for _, raw in self._journal.lines():
+                if not raw.startswith(b'{"op"'):
+                    yield orjson.loads(raw)
+        for line in unflushed:
+            yield orjson.loads(line)
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return self._rows
 
     def __repr__(self) -> str:
         return f"<Ledger: {len(self)} rows>"
 
-    def _apply(self, db: TinyDB) -> None:
-        """Insert the rows appended since the last flush into ``db``'s ledger table."""
-        if not self._pending:
-            return
-        new_ids = db.table(LEDGER_TABLE).insert_multiple(self._pending)
-        cached = _raw_table(db, LEDGER_TABLE)
-        for doc_id, row in zip(new_ids, self._pending, strict=True):
-            self._rows[row["roll_id"]] = cached[str(doc_id)]
-        self._pending.clear()
-
 
 class Store:
-    """The campaign's persistence: named keyed tables and the ledger, in one file.
+    """The campaign's persistence: keyed tables, the posts and the ledger.
 
-    Opening reads the file once and indexes it; every read and write after that is
-    in memory until :meth:`flush`, which writes all changes in one atomic file
-    replacement. Used as a context manager, the store flushes and closes on a normal
-    exit; on an exception it closes WITHOUT flushing, so half a batch never lands
-    (the changes since the last flush are dropped and a re-run redoes them).
+    Every read and write is in memory (or one line read from the journal) until
+    :meth:`flush`, which appends every change as one committed batch. Used as a
+    context manager, the store flushes and closes on a normal exit; on an exception
+    it closes WITHOUT flushing, so half a batch never lands (the changes since the
+    last flush are dropped and a re-run redoes them).
 
-    Raises :class:`StoreError` if the file is corrupt or unreadable, its directory
-    does not exist, or another process has the store open.
+    Raises :class:`StoreError` if a file is corrupt or unreadable, its directory does
+    not exist, or another process has the store open.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.journal_path = self.path.with_name(self.path.stem + ".ledger.jsonl")
+        self.index_path = self.path.with_name(self.path.stem + ".index")
         self._lock = _lock(self.path)
+        self._closed = False
+        self._batch: list[bytes] = []
+        self._batch_size = 0
+        self._tables: dict[str, KeyedTable] = {}
+        self._savepoint: Callable[[], None] | None = None  # undoes it, while one is open
         try:
-            self._db = TinyDB(self.path, storage=_FlushOnDemand(AtomicJSONStorage))
-            self._middleware: _FlushOnDemand = self._db.storage  # type: ignore[assignment]
-            self.ledger = Ledger((self._middleware.read() or {}).get(LEDGER_TABLE, {}))
+            self._db = TinyDB(self.path, storage=FlushOnDemand(AtomicJSONStorage))
+            self._middleware: FlushOnDemand = self._db.storage  # type: ignore[assignment]
+            raw = self._middleware.read() or {}
+            if META_TABLE not in raw and (LEDGER_TABLE in raw or POSTS_TABLE in raw):
+                from .migrate import migrate  # once per campaign: not worth a load otherwise
+
+                raw = migrate(self.path, self.journal_path, self.index_path, raw, self._db)
+            self.journal = Journal(self.journal_path)
+            self._open(raw)
         except BaseException:
+            with contextlib.suppress(Exception):
+                self.journal.close()
             self._lock.close()
             raise
-        self._tables: dict[str, KeyedTable] = {}
-        self._closed = False
-        self._savepoint: int | None = None  # the ledger's mark while a savepoint is open
 
-    def table(self, name: str) -> KeyedTable:
-        """The keyed table ``name`` (created on first use), such as ``"characters"``."""
+    # -- opening -------------------------------------------------------------------
+
+    def _open(self, raw: Mapping[str, Any]) -> None:
+        meta = next(iter(raw.get(META_TABLE, {}).values()), None)
+        tables_at = Position.from_json(meta) or START
+        if not self._valid(tables_at):
+            raise StoreError(
+                f"The sheets file {self.path} says it reflects the journal up to byte "
+                f"{tables_at.offset}, but {self.journal_path} does not hold that commit. "
+                "The two files come from different backups; restore both from the same one."
+            )
+        index, index_at = self._read_index()
+        posts: dict[str, int] = index.get("posts", {})
+        rolls, last_hash = int(index.get("rolls", 0)), str(index.get("last_roll", GENESIS))
+        start = min(tables_at, index_at, key=lambda position: position.offset)
+        self.position = start
+        for batch in committed(self.journal, start):
+            for offset, line in batch.lines:
+                op = line.get("op")
+                if offset >= index_at.offset and op is None:
+                    rolls += 1
+                    last_hash = str(line.get("hash") or GENESIS)
+                elif line.get("table") == POSTS_TABLE:
+                    if offset >= index_at.offset and op == "put":
+                        posts[line["key"]] = offset
+                    elif offset >= index_at.offset:
+                        posts.pop(line["key"], None)
+                elif offset >= tables_at.offset and op in ("put", "delete"):
+                    self._keyed(line["table"])._replay(line)
+            self.position = batch.position
+        self._checkpointed = (tables_at, index_at)
+        self.posts = PostTable(POSTS_TABLE, self.journal, posts, self._emit)
+        self.ledger = Ledger(self.journal, last_hash, rolls, self._emit)
+
+    def _valid(self, position: Position) -> bool:
+        """Whether the journal holds ``position``'s commit where the position says."""
+        if position == START:
+            return True
+        if position.offset > self.journal.size:
+            return False
+        try:
+            line = orjson.loads(self.journal.read_line(position.commit_at))
+        except (StoreError, orjson.JSONDecodeError):
+            return False
+        return (
+            isinstance(line, dict)
+            and line.get("op") == COMMIT
+            and line.get("hash") == position.commit
+            and position.commit_at + len(self.journal.read_line(position.commit_at))
+            == position.offset
+        )
+
+    def _read_index(self) -> tuple[dict[str, Any], Position]:
+        """The checkpointed index and where it stands; a bad one is rebuilt from the journal."""
+        try:
+            index = orjson.loads(self.index_path.read_bytes())
+        except FileNotFoundError:
+            return {}, START
+        except (OSError, orjson.JSONDecodeError) as exc:
+            log.warning("event=index_rebuilt file=%s reason=%r", self.index_path, str(exc))
+            return {}, START
+        position = Position.from_json(index.get("position")) if isinstance(index, dict) else None
+        if position is None or not self._valid(position):
+            log.warning(
+                "event=index_rebuilt file=%s reason='does not match the journal'", self.index_path
+            )
+            return {}, START
+        return index, position
+
+    # -- writing -------------------------------------------------------------------
+
+    def _emit(self, line: bytes) -> int:
+        offset = self._batch_size
+        self._batch.append(line)
+        self._batch_size += len(line)
+        return offset
+
+    def table(self, name: str) -> Table:
+        """The table ``name`` (created on first use), such as ``"characters"`` or ``"posts"``."""
+        if name == POSTS_TABLE and hasattr(self, "posts"):
+            return self.posts
+        return self._keyed(name)
+
+    def _keyed(self, name: str) -> KeyedTable:
         table = self._tables.get(name)
         if table is None:
-            if name == LEDGER_TABLE:
-                raise ValueError(f"{LEDGER_TABLE!r} is the ledger; use Store.ledger")
+            if name in (LEDGER_TABLE, POSTS_TABLE, META_TABLE):
+                raise ValueError(f"{name!r} is not a keyed table; use Store.ledger")
             raw = self._middleware.read() or {}
-            table = self._tables[name] = KeyedTable(name, raw.get(name, {}))
+            table = self._tables[name] = KeyedTable(name, raw.get(name, {}), self._emit)
             if self._savepoint is not None:
                 table._begin()
         return table
@@ -610,7 +651,7 @@ class Store:
         """
         if self._savepoint is not None:
             raise RuntimeError("a savepoint is already open")
-        self._savepoint = self.ledger._mark()
+        self._savepoint = self._rewinder()
         for table in self._tables.values():
             table._begin()
         undo = True
@@ -619,37 +660,98 @@ class Store:
             undo = False
         finally:
             if undo:
-                self.ledger._undo(self._savepoint)
+                self._savepoint()
+            self.posts._undo = None
             for table in self._tables.values():
                 table._end(undo=undo)
             self._savepoint = None
 
-    def flush(self) -> bool:
-        """Write every change since the last flush in one atomic write; return whether it wrote.
+    def _rewinder(self) -> Callable[[], None]:
+        """A function that puts the batch, the ledger and the posts back as they are now."""
+        lines, size = len(self._batch), self._batch_size
+        ledger, posts = self.ledger, self.posts
+        last_hash, rows, unflushed = ledger.last_hash, len(ledger), len(ledger._unflushed)
+        posts._undo = []
 
-        Raises :class:`StoreError` if the file cannot be written; the changes then
-        stay in memory and the next flush tries again.
+        def rewind() -> None:
+            del self._batch[lines:]
+            self._batch_size = size
+            ledger.last_hash, ledger._rows = last_hash, rows
+            del ledger._unflushed[unflushed:]
+            posts._rewind()
+
+        return rewind
+
+    def flush(self, *, sync: bool = True) -> bool:
+        """Append every change since the last flush as one batch; return whether it wrote.
+
+        ``sync=False`` skips the fsync: the batch survives the process being killed,
+        and the next synced flush makes it survive a power cut too. Raises
+        :class:`StoreError` if the journal cannot be written; the changes then stay in
+        memory and the next flush tries again.
         """
         if self._closed:
             raise StoreError(f"The store {self.path} is closed; open it again to write.")
         if self._savepoint is not None:
             raise RuntimeError("flush after the savepoint closes: it could not be undone")
-        self.ledger._apply(self._db)
-        for table in self._tables.values():
-            table._apply(self._db)
-        if not self._middleware.dirty:
+        if not self._batch:
             return False
-        self._middleware.flush()
+        data = b"".join(self._batch)
+        commit = commit_line(
+            len(self._batch), hashlib.sha256(data).hexdigest(), self.position.commit
+        )
+        start = self.journal.append(data + orjson.dumps(commit) + b"\n", sync=sync)
+        self.position = Position(self.journal.size, start + len(data), commit["hash"])
+        self.posts._flushed(start)
+        self.ledger._unflushed.clear()
+        self._batch.clear()
+        self._batch_size = 0
+        behind = self.position.offset - min(p.offset for p in self._checkpointed)
+        if behind > CHECKPOINT_BYTES:
+            self.checkpoint()
         return True
+
+    def checkpoint(self) -> None:
+        """Bring the TinyDB file and the index up to the journal (after a flush)."""
+        if self._batch:
+            raise StoreError("flush before a checkpoint")
+        tables_at, index_at = self._checkpointed
+        if tables_at != self.position:
+            for table in self._tables.values():
+                table._apply(self._db)
+            meta = self._db.table(META_TABLE)
+            meta.truncate()
+            meta.insert(self.position.to_json())
+            self._middleware.flush()
+        if index_at != self.position:
+            index = {
+                "position": self.position.to_json(),
+                "rolls": len(self.ledger),
+                "last_roll": self.ledger.last_hash,
+                "posts": self.posts._index,
+            }
+            atomic_write(self.index_path, orjson.dumps(index))
+        self._checkpointed = (self.position, self.position)
+
+    def audit(self) -> int:
+        """Check every batch's commit line against its lines; how many lines were checked.
+
+        Raises :class:`StoreError` naming the first batch that does not check out.
+        """
+        return sum(len(batch.lines) + 1 for batch in committed(self.journal, START, cut=False))
 
     @property
     def writes(self) -> int:
-        """How many times this store has written its file since it was opened."""
-        storage: AtomicJSONStorage = self._middleware.storage  # type: ignore[assignment]
-        return storage.writes
+        """How many batches this store has appended since it was opened."""
+        return self.journal.appends
+
+    @property
+    def fsyncs(self) -> int:
+        """How many times this store has fsynced its journal since it was opened."""
+        return self.journal.fsyncs
 
     def close(self) -> None:
-        """Flush, then release the file and its lock; closing twice does nothing.
+        """Flush and checkpoint, then release the files and the lock; twice does nothing.
 
         The store is released even if this last flush fails; it then raises
         :class:`StoreError` and the changes since the previous flush are lost, so a
@@ -659,16 +761,18 @@ class Store:
             return
         try:
             self.flush()
+            self.checkpoint()
         finally:
             self._release()
 
     def discard(self) -> None:
-        """Release the file WITHOUT writing: what changed since the last flush is dropped."""
+        """Release the files WITHOUT writing: what changed since the last flush is dropped."""
         if not self._closed:
             self._release()
 
     def _release(self) -> None:
         self._closed = True
+        self.journal.close()
         self._middleware.storage.close()
         self._lock.close()
 
@@ -688,6 +792,24 @@ class Store:
 
     def __repr__(self) -> str:
         return f"<Store {str(self.path)!r}>"
+
+
+def backup_name(path: Path) -> Path:
+    """A name beside ``path`` for a copy kept before changing it, stamped with the time."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    candidate = path.with_name(f"{path.name}.{stamp}.bak")
+    number = 1
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.name}.{stamp}-{number}.bak")
+    return candidate
+
+
+def keep_copy(path: Path) -> Path:
+    """Copy ``path`` to a stamped backup beside it; the backup's path."""
+    backup = backup_name(path)
+    shutil.copy2(path, backup)
+    return backup
 
 
 def _lock(path: Path) -> IO[str]:

@@ -31,6 +31,8 @@ Delivery is a small state machine kept in the post's record in the store's ``pos
 table, under ``delivery``; every transition is flushed before the next call to Reddit::
 
     refereed ─► pending ──intent flushed──► sending ──reply id flushed──► delivered
+    (the intents of all replies due in a cycle share one synced flush; one that is
+    not tried after all, after a RATELIMIT say, goes back to pending)
                  ▲   │ RATELIMIT                 │ lost answer, 5xx, crash
                  │   └► pending, retry_at        ▼
                  │                          next cycle: look for the bot's reply
@@ -58,6 +60,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
+from itertools import islice
 from types import FrameType
 from typing import Any
 
@@ -81,6 +84,7 @@ BACKFILL_THREADS = 50
 # Refereed posts re-read for edits in one sweep: one api/info request takes 100.
 EDIT_SWEEP = 100
 WORKER_TABLE = "worker"
+OPEN_KEY = "open"  # the worker table's list of posts whose reply is not settled
 # A private message with tags from someone who is not a GM gets this, once.
 PRIVATE_REFUSAL = (
     "Only a GM of {campaign} may roll in secret by private message, so nothing was "
@@ -198,10 +202,14 @@ class Worker:
         self._first_cycle = True
         self._number = 0  # cycles run; picks the listing of a cycle
         self._reddit_seconds = 0.0
-        # Posts whose reply is not settled (or whose reply awaits the edited note).
-        self._open: dict[str, None] = {
-            key: None for key, record in self.posts.items() if self._is_open(record)
-        }
+        # Posts whose reply is not settled (or whose reply awaits the edited note), kept
+        # in the store so that starting never reads every post.
+        saved = self.state.get(OPEN_KEY)
+        if saved is None:  # a store from before the list was kept: read the posts once
+            keys = [key for key, record in self.posts.items() if self._is_open(record)]
+        else:
+            keys = list(saved.get("posts", []))
+        self._open: dict[str, None] = dict.fromkeys(keys)
 
     # -- the cycle ---------------------------------------------------------------
 
@@ -242,7 +250,7 @@ class Worker:
                 self._first_cycle = False
                 self._backoff_step = 0
             finally:
-                self.store.flush()
+                self.store.flush(sync=False)  # nothing here must outlive a power cut
                 report.seconds = time.perf_counter() - started
                 report.reddit_seconds = self._reddit_seconds
             log.info(
@@ -275,7 +283,7 @@ class Worker:
                 report.failure = stop.error.failure
                 self._back_off(stop.error)
             finally:
-                self.store.flush()
+                self.store.flush(sync=False)
             return report
 
     @property
@@ -351,7 +359,7 @@ class Worker:
                     len(by_sub[sub.lower()]),
                 )
         self.state.put("moderators", {"fetched_at": now, "subreddits": by_sub})
-        self.store.flush()
+        self.store.flush(sync=False)
         self._moderators_at = now
         self._use_moderators(by_sub)
         log.info(
@@ -426,7 +434,10 @@ class Worker:
                 self._check_edit(post)
         for cursor_key, newest in cursors.items():
             self.state.put(cursor_key, {"newest": newest})  # every new post is newer
-        self.store.flush()  # records, ledger rows and cursors land together
+        # Records, ledger rows and cursors land together. No fsync: lost to a power cut,
+        # they are read and rolled again with the same dice; the intent's fsync before
+        # any reply makes them durable first.
+        self.store.flush(sync=False)
 
     def _is_new(self, post: Post, cursor: str | None) -> bool:
         if cursor is None:
@@ -463,8 +474,10 @@ class Worker:
         threads: dict[str, None] = {}
         for post in sorted(listed, key=lambda p: -_rank(p.fullname)):
             threads.setdefault(post.thread)
-        for record in reversed(list(self.posts.values())):
-            threads.setdefault(str(record.get("thread")))
+        for fullname in islice(self.posts.newest(), BACKFILL_THREADS * 20):
+            threads.setdefault(str((self.posts.get(fullname) or {}).get("thread")))
+            if len(threads) >= BACKFILL_THREADS:
+                break
         for thread in self.threads:
             threads.setdefault(thread)
         found: list[Post] = []
@@ -523,7 +536,7 @@ class Worker:
         for message in sorted(unread.messages, key=lambda m: _rank(m.fullname)):
             if message.author.lower() != self.bot and message.fullname not in self.posts:
                 self._take_message(message, report)
-        self.store.flush()  # every message's record and intent, before it is marked read
+        self.store.flush()  # every message's record and intent, durable before it is marked read
         read = [m.fullname for m in unread.messages] + list(unread.others)
         if not read:
             return
@@ -584,7 +597,7 @@ class Worker:
         """
         report.sources.append("edits")
         recent: list[str] = []
-        for fullname in reversed(list(self.posts.keys())):
+        for fullname in self.posts.newest():
             record = self.posts.get(fullname) or {}
             if fullname.startswith(("t1_", "t3_")) and not record.get("edited_note"):
                 recent.append(fullname)
@@ -633,10 +646,13 @@ class Worker:
     def _set(self, fullname: str, record: dict[str, Any], delivery: dict[str, Any]) -> None:
         record = {**record, "delivery": delivery}
         self.posts.put(fullname, record)
+        was_open = fullname in self._open
         if self._is_open(record):
             self._open[fullname] = None
         else:
             self._open.pop(fullname, None)
+        if was_open != (fullname in self._open):
+            self.state.put(OPEN_KEY, {"posts": list(self._open)})
 
     def _records(self, state: Delivery) -> list[tuple[str, dict[str, Any]]]:
         found = []
@@ -666,37 +682,57 @@ class Worker:
                 delivery["state"] = Delivery.PENDING.value
                 log.info("event=reply_not_found post=%s: posting again", fullname)
             self._set(fullname, record, delivery)
-        self.store.flush()
+        self.store.flush(sync=False)  # lost, the next cycle looks again
 
     def _deliver(self, report: CycleReport) -> None:
+        """Post every due reply: all their intents in one synced flush, then one by one."""
         now = self.clock()
         hold = float((self.state.get("ratelimit") or {}).get("until", 0.0))
         if now < hold:
             return
+        due: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
         for fullname, record in self._records(Delivery.PENDING):
             delivery = dict(record["delivery"])
             if float(delivery.get("retry_at", 0.0)) > now:
                 continue
-            self._deliver_one(fullname, record, delivery, report)
+            attempts = int(delivery.get("attempts", 0)) + 1
+            if attempts > MAX_ATTEMPTS:
+                reason = f"gave up after {MAX_ATTEMPTS}"
+                self._undeliverable(fullname, record, delivery, reason, report)
+                continue
+            due.append((fullname, record, delivery))
+            sending = {**delivery, "state": Delivery.SENDING.value, "since": _iso(now)}
+            sending.pop("retry_at", None)
+            self._set(fullname, record, sending)
+        if not due:
+            return
+        # The intents, durable before any of these replies can exist: one fsync for all.
+        self.store.flush()
+        for number, (fullname, record, _) in enumerate(due):
+            try:
+                self._deliver_one(fullname, record, report)
+            except _Stop:
+                self._not_tried(due[number + 1 :])
+                raise
             if float((self.state.get("ratelimit") or {}).get("until", 0.0)) > now:
+                self._not_tried(due[number + 1 :])
                 return  # RATELIMIT holds every reply of the account, not just this one
 
-    def _deliver_one(
-        self,
-        fullname: str,
-        record: dict[str, Any],
-        delivery: dict[str, Any],
-        report: CycleReport,
-    ) -> None:
-        attempts = int(delivery.get("attempts", 0)) + 1
-        if attempts > MAX_ATTEMPTS:
-            self._undeliverable(fullname, record, delivery, f"gave up after {MAX_ATTEMPTS}", report)
-            return
-        delivery.update(state=Delivery.SENDING.value, attempts=attempts, since=_iso(self.clock()))
-        delivery.pop("retry_at", None)
+    def _not_tried(self, due: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> None:
+        """Put replies whose intent was written but which were never posted back to pending."""
+        for fullname, record, delivery in due:
+            self._set(fullname, record, delivery)
+        if due:  # lost, they stay "sending" and the next cycle looks for them first
+            self.store.flush(sync=False)
+
+    def _deliver_one(self, fullname: str, record: dict[str, Any], report: CycleReport) -> None:
+        delivery = dict((self.posts.get(fullname) or record)["delivery"])
+        # Counted as it is tried, not with the intents: a crash before its turn costs
+        # a post no attempt. No fsync: a power cut can only undercount by one.
+        delivery["attempts"] = int(delivery.get("attempts", 0)) + 1
         self._set(fullname, record, delivery)
-        self.store.flush()  # the intent, before the reply can exist
-        log.info("event=replying post=%s attempt=%d", fullname, attempts)
+        self.store.flush(sync=False)
+        log.info("event=replying post=%s attempt=%d", fullname, delivery["attempts"])
         text = str(record["reply"])
         try:
             reply = self._call(self.forum.reply, fullname, text)
@@ -705,7 +741,9 @@ class Worker:
             return
         delivery.update(state=Delivery.DELIVERED.value, reply=reply, edit_pending=False)
         self._set(fullname, record, delivery)
-        self.store.flush()
+        # No fsync: if a power cut loses this, the post stays "sending" and the next
+        # cycle finds the reply below it; the next intent's fsync makes it durable.
+        self.store.flush(sync=False)
         report.delivered += 1
         log.info("event=replied post=%s reply=%s", fullname, reply)
 
@@ -738,7 +776,7 @@ class Worker:
             delivery["retry_at"] = until
             self._set(fullname, record, delivery)
             self.state.put("ratelimit", {"until": until})
-            self.store.flush()
+            self.store.flush(sync=False)
             log.warning(
                 "event=ratelimited post=%s retry_in=%.0f reason=%r", fullname, wait, error.message
             )
@@ -746,7 +784,7 @@ class Worker:
                 self.schedule_retry(until)
             return
         self._set(fullname, record, delivery)
-        self.store.flush()
+        self.store.flush(sync=False)
         raise _Stop(error)
 
     def _undeliverable(
@@ -759,7 +797,7 @@ class Worker:
     ) -> None:
         delivery.update(state=Delivery.UNDELIVERABLE.value, reason=reason, edit_pending=False)
         self._set(fullname, record, delivery)
-        self.store.flush()
+        self.store.flush(sync=False)
         report.undeliverable += 1
         log.warning("event=undeliverable post=%s reason=%r", fullname, reason)
 
@@ -784,7 +822,7 @@ class Worker:
                 log.info("event=reply_edited post=%s reply=%s", fullname, delivery["reply"])
             delivery["edit_pending"] = False
             self._set(fullname, record, delivery)
-            self.store.flush()
+            self.store.flush(sync=False)  # lost, the reply is edited again: same text
 
     # -- the roster ----------------------------------------------------------------
 
@@ -829,7 +867,7 @@ class Worker:
             "wiki",
             {"sha256": sha256, "subreddit": subreddit, "page": page, "at": _iso(self.clock())},
         )
-        self.store.flush()
+        self.store.flush(sync=False)
         self._roster_due = False
         report.roster_published = True
         log.info("event=roster_published subreddit=%s page=%s", subreddit, page)

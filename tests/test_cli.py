@@ -111,11 +111,13 @@ def test_verify_passes_then_catches_a_tampered_row(demo, capsys):
     """verify accepts the honest ledger and exits 1 once a die in the store is changed."""
     main(["batch", "demo/thread.json", "--out", "out.md"])
     assert 0 == main(["verify"])
-    path = demo / "demo" / "store.json"
-    document = json.loads(path.read_text())
-    row = next(iter(document["ledger"].values()))
+    path = demo / "demo" / "store.ledger.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    number = next(n for n, line in enumerate(lines) if '"draws":[[' in line)
+    row = json.loads(lines[number])
     row["draws"][0][1] = 1 if row["draws"][0][1] != 1 else 2
-    path.write_text(json.dumps(document))
+    lines[number] = json.dumps(row, separators=(",", ":")) + "\n"
+    path.write_text("".join(lines))
     capsys.readouterr()
     assert 1 == main(["verify"])
     assert "MISMATCH" in capsys.readouterr().out

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from referee.dice import HmacDice, RecordingDice, commitment
-from referee.ledger import GENESIS, make_row, roll_id, row_hash, verify
+from referee.ledger import GENESIS, make_row, roll_id, row_hash, seal, verify
 
 
 def _rows(secret=b"campaign-secret", count=5):
@@ -15,7 +15,7 @@ def _rows(secret=b"campaign-secret", count=5):
     for index in range(count):
         dice = RecordingDice(HmacDice(secret, f"t1_p{index}", 0))
         dice.roll(8), dice.roll(6)
-        row = make_row(
+        unsealed = make_row(
             post=f"t1_p{index}",
             thread="t3_t",
             author="kara",
@@ -26,8 +26,8 @@ def _rows(secret=b"campaign-secret", count=5):
             draws=dice.draws,
             outcome={"total": 5},
             recorded="2026-11-22T00:00:00+00:00",
-            previous=previous,
         )
+        row = seal(unsealed, previous)
         rows.append(row)
         previous = row["hash"]
     return rows

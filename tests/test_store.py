@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from tinydb import Query, TinyDB
 
 from referee.errors import StoreError
+from referee.ledger import GENESIS, verify
 from referee.store import AtomicJSONStorage, Store
 
 
@@ -207,47 +208,47 @@ def test_table_after_reopen_equals_a_dict_given_the_same_operations(operations):
 # The ledger
 
 
+def _unsealed(rows):
+    return [{k: v for k, v in row.items() if k not in ("prev", "hash")} for row in rows]
+
+
 def test_ledger_round_trip_in_append_order(path):
-    """Rows come back after reopening in append order, with get, last and len."""
+    """Rows come back after reopening in append order, with len."""
     rows = [{"roll_id": f"r{n}", "total": n} for n in range(5)]
     with Store(path) as store:
         for row in rows:
             store.ledger.append(row)
     with Store(path) as store:
-        assert rows == list(store.ledger)
-        assert (rows[2], rows[-1], 5) == (
-            store.ledger.get("r2"),
-            store.ledger.last(),
-            len(store.ledger),
-        )
-        assert ("r4" in store.ledger, "r9" in store.ledger) == (True, False)
+        assert (rows, 5) == (_unsealed(store.ledger), len(store.ledger))
 
 
-def test_duplicate_roll_id_is_ignored(path):
-    """Appending a roll_id again, before or after a flush, adds nothing and returns False."""
+def test_appended_rows_are_chained_and_verify(path):
+    """Each appended row carries the hash of the one before, across reopening."""
     with Store(path) as store:
-        assert store.ledger.append({"roll_id": "r1", "total": 17})
-        assert not store.ledger.append({"roll_id": "r1", "total": 3})
+        first = store.ledger.append({"roll_id": "r1", "post": "t1_a", "tag_index": 0})
     with Store(path) as store:
-        assert not store.ledger.append({"roll_id": "r1", "total": 3})
-        assert ([{"roll_id": "r1", "total": 17}], False) == (list(store.ledger), store.flush())
+        second = store.ledger.append({"roll_id": "r2", "post": "t1_b", "tag_index": 0})
+        assert (GENESIS, first["hash"]) == (first["prev"], second["prev"])
+        assert verify(store.ledger, None).ok
 
 
 def test_ledger_rows_are_copies(path):
     """Neither the appended dict nor a returned row can change the ledger."""
     with Store(path) as store:
         row = {"roll_id": "r1", "draws": [3, 5]}
-        store.ledger.append(row)
+        store.ledger.append(row)["draws"].append(7)
         row["draws"].append(6)
-        store.ledger.get("r1")["draws"].append(6)
-        store.ledger.last()["draws"].append(6)
-        assert {"roll_id": "r1", "draws": [3, 5]} == store.ledger.get("r1")
+        next(iter(store.ledger))["draws"].append(6)
+        assert [{"roll_id": "r1", "draws": [3, 5]}] == _unsealed(store.ledger)
 
 
-def test_empty_ledger_has_no_last_row(path):
-    """last() of an empty ledger is None."""
+def test_ledger_is_streamed_not_held(path):
+    """Iterating the ledger reads the journal: rows appended by the store's file show up."""
     with Store(path) as store:
-        assert None is store.ledger.last()
+        for n in range(3):
+            store.ledger.append({"roll_id": f"r{n}"})
+        store.flush()
+        assert ["r0", "r1", "r2"] == [row["roll_id"] for row in store.ledger]
 
 
 @pytest.mark.parametrize("row", [{"total": 3}, {"roll_id": 7}])
@@ -294,14 +295,48 @@ def test_one_flush_is_one_file_write(path):
 
 
 def test_changes_are_not_written_before_flush(path):
-    """Until flush, the file on disk does not see the changes."""
+    """Until flush, neither file on disk sees the changes."""
     with Store(path) as store:
         store.ledger.append({"roll_id": "r1"})
         store.flush()
-        before = path.read_bytes()
+        store.checkpoint()
+        before = [path.read_bytes(), store.journal_path.read_bytes()]
         store.ledger.append({"roll_id": "r2"})
         store.table("characters").put("kara", {"hp": 1})
-        assert before == path.read_bytes()
+        assert before == [path.read_bytes(), store.journal_path.read_bytes()]
+
+
+def test_a_flush_appends_and_never_rewrites(path):
+    """Each flush adds bytes at the end of the journal; what was there stays byte for byte."""
+    with Store(path) as store:
+        store.table("characters").put("kara", {"hp": 12})
+        store.flush()
+        before = store.journal_path.read_bytes()
+        store.table("characters").put("kara", {"hp": 3})
+        store.posts.put("t1_a", {"reply": "hit"})
+        store.flush()
+        after = store.journal_path.read_bytes()
+    assert (True, True) == (after.startswith(before), len(after) > len(before))
+
+
+def test_the_sheets_file_is_rewritten_only_at_a_checkpoint(path):
+    """Flushes leave store.json alone; closing brings it up to date."""
+    with Store(path) as store:
+        store.table("characters").put("kara", {"hp": 12})
+        store.flush()
+        assert not path.exists()
+    with TinyDB(path, access_mode="r") as db:
+        assert [{"_key": "kara", "hp": 12}] == db.table("characters").all()
+
+
+def test_only_the_intent_needs_an_fsync(path):
+    """flush(sync=False) writes without fsync; flush() fsyncs once per batch."""
+    with Store(path) as store:
+        store.posts.put("t1_a", {"state": "sending"})
+        store.flush()
+        store.posts.put("t1_a", {"state": "delivered"})
+        store.flush(sync=False)
+        assert (2, 1) == (store.writes, store.fsyncs)
 
 
 def test_exception_inside_with_does_not_flush(path):
@@ -343,20 +378,21 @@ def test_failed_write_keeps_changes_for_the_next_flush(path, monkeypatch):
 
 
 def test_the_file_is_a_plain_tinydb_database(path):
-    """TinyDB's own JSONStorage can open the file and query records by key."""
+    """TinyDB's own JSONStorage can open the file and query records by key; no ledger in it."""
     with Store(path) as store:
         store.table("characters").put("kara", {"hp": 12})
         store.ledger.append({"roll_id": "r1", "total": 17})
     with TinyDB(path, access_mode="r") as db:
         found = db.table("characters").search(Query()._key == "kara")
-        assert ([{"_key": "kara", "hp": 12}], 1) == (found, len(db.table("ledger")))
+        assert ([{"_key": "kara", "hp": 12}], 0) == (found, len(db.table("ledger")))
 
 
 def test_file_is_compact_utf8(path):
-    """The file is compact JSON with non-ASCII text written as UTF-8, not escapes."""
+    """The sheets file is compact JSON with non-ASCII text written as UTF-8, not escapes."""
     with Store(path) as store:
         store.table("characters").put("kara", {"name": "Кара"})
-    assert '{"characters":{"1":{"name":"Кара","_key":"kara"}}}' == path.read_text("utf-8")
+    text = path.read_text("utf-8")
+    assert text.startswith('{"characters":{"1":{"name":"Кара","_key":"kara"}},"_journal":')
 
 
 # Opening

@@ -74,8 +74,10 @@ def changes_between(subject: str, name: str, before: object, after: object) -> t
     )
 
 
-def find_name(typed: str, names: Sequence[str], what: str) -> str:
+def find_name(typed: str, names: Sequence[str], what: str, plural: str = "") -> str:
     """The one name of ``names`` that ``typed`` means: equal, or the only one it begins.
+
+    ``what`` names one of them in a refusal, ``plural`` all of them (``what`` + "s").
 
     >>> find_name("dex", ["dexterity", "dodge"], "trait")
     'dexterity'
@@ -95,4 +97,4 @@ def find_name(typed: str, names: Sequence[str], what: str) -> str:
         shown = ", ".join(matches[:-1]) + f" or {matches[-1]}"
         raise UnknownName(f"'{typed}' could be {shown}: write more of the {what}.")
     known = ", ".join(names)
-    raise UnknownName(f"'{typed}' is not a {what}; the {what}s are {known}.")
+    raise UnknownName(f"'{typed}' is not a {what}; the {plural or what + 's'} are {known}.")

@@ -23,7 +23,7 @@ Demo(loud=True)
 Traceback (most recent call last):
 ...
 referee.errors.ConfigError: The demo rulings in config.toml have 1 problem:
-- 'lod' is not a demo ruling; the rulings are loud.
+- 'lod' is not a ruling; the demo rulings are loud.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from referee.errors import ConfigError
+from referee.systems.validation import problems_message
 
 T = TypeVar("T")
 
@@ -78,17 +79,15 @@ def read_options(cls: type[T], mapping: object, system: str) -> T:
         field = known.get(key) if isinstance(key, str) else None
         if field is None:
             names = ", ".join(known)
-            problems.append(f"{key!r} is not a {system} ruling; the rulings are {names}.")
+            problems.append(f"{key!r} is not a ruling; the {system} rulings are {names}.")
             continue
         try:
             values[key] = _convert(getattr(defaults, key), value, field)
         except ValueError as error:
             problems.append(f"{key} = {value!r}: {error}.")
     if problems:
-        count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
         raise ConfigError(
-            f"The {system} rulings in config.toml have {count}:\n"
-            + "\n".join(f"- {problem}" for problem in problems)
+            problems_message(f"The {system} rulings in config.toml", problems, "have")
         )
     return cls(**values)
 

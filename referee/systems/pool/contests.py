@@ -57,6 +57,7 @@ from referee.systems.pool.rulings import (
     Teamwork,
 )
 from referee.systems.pool.sheet import State
+from referee.systems.validation import check_version
 
 TASK_VERSION = 1
 CONTEST_VERSION = 1
@@ -92,15 +93,6 @@ def _check_name(name: str, what: str) -> None:
 def _check_target(target: int) -> None:
     if not 1 <= target <= MAX_TARGET:
         raise RuleViolation(f"A target is 1 to {MAX_TARGET} successes, not {target}.")
-
-
-def _versioned(data: object, version: int, what: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping) or data.get("version") != version:
-        raise StoreError(
-            f"A stored pool {what} is not version {version}; upgrade referee or restore the "
-            "store from its backup."
-        )
-    return data
 
 
 @dataclass(frozen=True)
@@ -141,7 +133,7 @@ class Task:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Task:
         """A task from :meth:`to_dict`'s data; StoreError if it is not that shape."""
-        data = _versioned(data, TASK_VERSION, "task")
+        data = check_version(data, TASK_VERSION, "pool task")
         try:
             limit = data["turn_limit"]
             return cls(
@@ -322,7 +314,7 @@ class Contest:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Contest:
         """A contest from :meth:`to_dict`'s data; StoreError if it is not that shape."""
-        data = _versioned(data, CONTEST_VERSION, "contest")
+        data = check_version(data, CONTEST_VERSION, "pool contest")
         try:
             first, second = (str(s) for s in data["sides"])
             mine, theirs = (int(t) for t in data["tallies"])

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
+from types import MappingProxyType
 
 FACES = 10
 BOTCH = -1  # the key of a botch in a net distribution
@@ -54,11 +55,11 @@ def net_distribution(
     ``willpower``: one automatic success after the 1s cancel (R-32).
     ``botch_forgiven``: a botch counts as a plain failure (R-33's free botch).
 
-    >>> net_distribution(1, 6)
+    >>> dict(net_distribution(1, 6))
     {-1: Fraction(1, 10), 0: Fraction(2, 5), 1: Fraction(1, 2)}
-    >>> net_distribution(1, 6, willpower=True)
+    >>> dict(net_distribution(1, 6, willpower=True))
     {1: Fraction(1, 2), 2: Fraction(1, 2)}
-    >>> net_distribution(0, 6)
+    >>> dict(net_distribution(0, 6))
     {0: Fraction(1, 1)}
     """
     if not 2 <= difficulty <= FACES:
@@ -78,7 +79,10 @@ def net_distribution(
         counts[0] += counts.pop(BOTCH)
     if willpower:
         counts = {net + 1: count for net, count in counts.items()}
-    return {net: Fraction(count, total) for net, count in sorted(counts.items()) if count}
+    # Cached and shared between verdicts, so read-only.
+    return MappingProxyType(
+        {net: Fraction(count, total) for net, count in sorted(counts.items()) if count}
+    )
 
 
 def at_least(distribution: Mapping[int, Fraction], net: int) -> Fraction:

@@ -33,6 +33,7 @@ from typing import Any
 from referee.errors import ConfigError, RuleViolation, StoreError, UserError
 from referee.limits import DEFAULT_LIMITS
 from referee.systems.changes import find_name
+from referee.systems.validation import check_version, problems_message
 
 TRAIT_MIN, TRAIT_MAX = 0, 5  # "nunca aprendeu" to the human maximum
 RATING_MIN, RATING_MAX = 1, 10  # Willpower and Humanity
@@ -94,11 +95,6 @@ class Kind(str, Enum):
     RATING = "rating"  # Willpower or Humanity, 1-10, always rolled alone
 
 
-def _problems_text(subject: str, problems: list[str]) -> str:
-    count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
-    return f"{subject} has {count}:\n" + "\n".join(f"- {p}" for p in problems)
-
-
 @dataclass(frozen=True)
 class TraitLists:
     """The campaign's Attributes and Abilities, lower-case, in the order sheets show them."""
@@ -132,7 +128,7 @@ class TraitLists:
         lists = cls(**values)
         problems += lists.problems()
         if problems:
-            raise ConfigError(_problems_text("The pool trait list in config.toml", problems))
+            raise ConfigError(problems_message("The pool trait list in config.toml", problems))
         return lists
 
     def problems(self) -> list[str]:
@@ -199,7 +195,7 @@ class Sheet:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Sheet:
         """A sheet from :meth:`to_dict`'s data; StoreError if it is not that shape."""
-        _check_version(data, SHEET_VERSION, "sheet")
+        check_version(data, SHEET_VERSION, "pool sheet")
         try:
             return cls(
                 name=str(data["name"]),
@@ -209,15 +205,6 @@ class Sheet:
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise StoreError(f"A stored pool sheet is malformed: {error!r}") from error
-
-
-def _check_version(data: object, version: int, what: str) -> None:
-    if not isinstance(data, Mapping) or data.get("version") != version:
-        found = data.get("version") if isinstance(data, Mapping) else type(data).__name__
-        raise StoreError(
-            f"A stored pool {what} has version {found!r}; this referee reads version "
-            f"{version}. Upgrade referee or restore the store from its backup."
-        )
 
 
 Counter = int | str  # a GM counter: a number (health, blood) or a short note
@@ -254,7 +241,7 @@ class State:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> State:
         """A state from :meth:`to_dict`'s data; StoreError if it is not that shape."""
-        _check_version(data, STATE_VERSION, "state")
+        check_version(data, STATE_VERSION, "pool state")
         try:
             turn = data["willpower_turn"]
             counters = data["counters"]
@@ -368,5 +355,5 @@ def build_sheet(name: str, ratings: Mapping[str, object], lists: TraitLists) -> 
     sheet = Sheet(name, values, willpower, humanity)
     problems += [p for p in sheet_problems(sheet, lists) if p not in problems]
     if problems:
-        raise RuleViolation(_problems_text(f"{name}'s sheet", problems))
+        raise RuleViolation(problems_message(f"{name}'s sheet", problems))
     return sheet

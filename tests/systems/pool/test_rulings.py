@@ -60,5 +60,5 @@ def test_unknown_keys_and_bad_values_are_all_reported() -> None:
         PoolRulings.from_mapping({"free_botches": True, "labels": [], "difficulty_clamp": "yes"})
     message = caught.value.message
     assert message.startswith("The pool rulings in config.toml have 3 problems:")
-    assert "the rulings are pool_over_10, difficulty_clamp, labels" in message
+    assert "the pool rulings are pool_over_10, difficulty_clamp, labels" in message
     assert "difficulty_clamp = 'yes': allowed values are true, false." in message

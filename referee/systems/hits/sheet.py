@@ -1,0 +1,326 @@
+"""A ``hits`` character: the four attributes, Level, XP and the counters play changes.
+
+Player characters and NPCs share one :class:`Character`; only a PC (``player``) gains and
+spends Influence (§5: "Jogadores vão receber"). Everything is JSON-ready through
+:func:`character_to_dict` / :func:`character_from_dict`, which carry a format version.
+
+>>> kara = new_character("Kara", primary=Attribute.BODY, secondary=Attribute.MIND)
+>>> (kara.body, kara.talent, kara.spirit, kara.mind, kara.level, kara.health)
+(4, 2, 2, 3, 1, 10)
+>>> character_from_dict(character_to_dict(kara)) == kara
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from referee.errors import RuleViolation
+from referee.limits import DEFAULT_LIMITS
+
+from .records import FORMAT_VERSION, Reader, listing
+from .rulings import DEFAULT_RULINGS, Rulings
+
+MAX_LEVEL = 6
+KNOCKOUT_AT = 3  # Stress (unstructured) or Wounds (combat) that knock a character out
+MAX_COUNTER = 10_000  # the largest counter a sheet may hold; a typo, not a game, goes past it
+CREATION_VALUES = (4, 3, 2, 2)  # primary, secondary, then the rest
+
+
+class Attribute(str, Enum):
+    """The four attributes, named as in RULES.md (Corpo, Talento, Espírito, Mente)."""
+
+    BODY = "body"
+    TALENT = "talent"
+    SPIRIT = "spirit"
+    MIND = "mind"
+
+
+class Wager(str, Enum):
+    """What a character may put at stake when raising the stakes."""
+
+    SKILL = "skill"
+    ABILITY = "ability"
+    BENEFIT = "benefit"
+    LIFE = "life"  # lost, it is death
+
+
+class Standing(str, Enum):
+    """Where a character stands in the current scene."""
+
+    ACTIVE = "active"
+    KNOCKOUT_PENDING = "knockout_pending"  # at the threshold: knocked out or raise the stakes
+    KNOCKED_OUT = "knocked_out"  # out of the current scene
+    DEAD = "dead"  # a wagered life was lost
+
+
+@dataclass(frozen=True)
+class Stake:
+    """One wager made by raising the stakes: its kind and, but for a life, which one."""
+
+    wager: Wager
+    what: str = ""  # the Skill, Ability or Benefit named; empty for a life
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "wager", Wager(self.wager))
+
+
+@dataclass(frozen=True)
+class SavedGains:
+    """Level-up gains kept for Awakening ("Despertar")."""
+
+    tiers: int = 0  # Technique Tiers ("Patamares")
+    ranks: int = 0  # Character Ranks for Skills or the Ability
+    benefits: int = 0  # Benefits of any Perspective
+
+
+@dataclass(frozen=True)
+class Character:
+    """One character's sheet and state."""
+
+    name: str
+    body: int
+    talent: int
+    spirit: int
+    mind: int
+    level: int = 1
+    xp: int = 0
+    health: int = 0  # current Health; its maximum is :attr:`max_health`
+    stress: int = 0
+    wounds: int = 0
+    influence: int = 0
+    player: bool = True  # a player character; NPCs neither gain nor spend Influence
+    standing: Standing = Standing.ACTIVE
+    stakes: tuple[Stake, ...] = ()  # raised this scene and not yet lost
+    lost_wagers: tuple[Stake, ...] = ()  # lost for ever at a second knockout
+    legend: bool = False
+    saved: SavedGains = field(default_factory=SavedGains)
+    unchosen_levels: int = 0  # Levels gained whose gains the player has not chosen yet
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "standing", Standing(self.standing))
+
+    @property
+    def max_health(self) -> int:
+        """Health by the formula: 2 × (Body + Level)."""
+        return 2 * (self.body + self.level)
+
+    def attribute(self, attribute: Attribute) -> int:
+        """The value of one attribute."""
+        return int(getattr(self, Attribute(attribute).value))
+
+    @property
+    def attributes(self) -> dict[Attribute, int]:
+        return {a: self.attribute(a) for a in Attribute}
+
+
+def new_character(
+    name: str,
+    primary: Attribute,
+    secondary: Attribute,
+    *,
+    player: bool = True,
+    level: int | None = None,
+    rulings: Rulings = DEFAULT_RULINGS,
+) -> Character:
+    """A fresh character: primary 4, secondary 3, the rest 2, full Health.
+
+    Raises RuleViolation when primary and secondary are the same attribute.
+    """
+    primary, secondary = Attribute(primary), Attribute(secondary)
+    if primary == secondary:
+        raise RuleViolation(
+            f"{primary.value} cannot be both primary and secondary; pick two attributes."
+        )
+    values = {a: 2 for a in Attribute}
+    values[primary] = 4
+    values[secondary] = 3
+    return create_character(name, values, player=player, level=level, rulings=rulings)
+
+
+def create_character(
+    name: str,
+    attributes: Mapping[Attribute, int],
+    *,
+    player: bool = True,
+    level: int | None = None,
+    rulings: Rulings = DEFAULT_RULINGS,
+) -> Character:
+    """A character from an application's attributes, at full Health; every problem at once.
+
+    >>> create_character("", {Attribute.BODY: 4, Attribute.MIND: 4})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    referee.errors.RuleViolation: The application has 3 problems:
+    - talent is missing
+    - spirit is missing
+    - the character needs a name
+    """
+    problems = creation_problems(attributes)
+    values: dict[str, Any] = {a.value: attributes.get(a, 0) for a in Attribute}
+    start = rulings.start_level if level is None else level
+    character = Character(name=name, level=start, player=player, **values)
+    character = replace(character, health=character.max_health)
+    problems += character_problems(character)
+    if problems:
+        raise RuleViolation(listing("The application", problems))
+    return character
+
+
+def creation_problems(attributes: Mapping[Attribute, int]) -> list[str]:
+    """Every way a new character's attributes break "primary 4, secondary 3, the rest 2".
+
+    >>> creation_problems({Attribute.BODY: 4, Attribute.TALENT: 4,
+    ...                    Attribute.SPIRIT: 2, Attribute.MIND: 2})
+    ['the attributes must be one 4 (primary), one 3 (secondary) and two 2s, not 4, 4, 2, 2']
+    """
+    problems = [f"{a.value} is missing" for a in Attribute if a not in attributes]
+    values = sorted((attributes.get(a, 0) for a in Attribute), reverse=True)
+    if not problems and tuple(values) != CREATION_VALUES:
+        shown = ", ".join(str(attributes[a]) for a in Attribute)
+        problems.append(
+            f"the attributes must be one 4 (primary), one 3 (secondary) and two 2s, not {shown}"
+        )
+    return problems
+
+
+def character_problems(character: Character) -> list[str]:
+    """Every way a character's sheet is impossible, written for the GM; empty if none."""
+    c = character
+    problems: list[str] = []
+    if not c.name.strip():
+        problems.append("the character needs a name")
+    elif len(c.name) > DEFAULT_LIMITS.max_name_chars:
+        problems.append(f"a name has at most {DEFAULT_LIMITS.max_name_chars} characters")
+    for a in Attribute:
+        if not 0 <= c.attribute(a) <= MAX_COUNTER:
+            problems.append(f"{a.value} must be from 0 to {MAX_COUNTER}, not {c.attribute(a)}")
+    if not 1 <= c.level <= MAX_LEVEL:
+        problems.append(f"Level must be from 1 to {MAX_LEVEL}, not {c.level}")
+    for counter in ("xp", "health", "stress", "wounds", "influence", "unchosen_levels"):
+        value = getattr(c, counter)
+        if not 0 <= value <= MAX_COUNTER:
+            problems.append(f"{counter} must be from 0 to {MAX_COUNTER}, not {value}")
+    for kind in ("tiers", "ranks", "benefits"):
+        value = getattr(c.saved, kind)
+        if not 0 <= value <= MAX_COUNTER:
+            problems.append(f"saved {kind} must be from 0 to {MAX_COUNTER}, not {value}")
+    if not c.player and c.influence:
+        problems.append("only player characters hold Influence")
+    for stake in (*c.stakes, *c.lost_wagers):
+        if stake.wager != Wager.LIFE and not stake.what.strip():
+            problems.append(f"a wagered {stake.wager.value} needs its name")
+    return problems
+
+
+def check_character(character: Character) -> Character:
+    """The character itself, or RuleViolation listing every problem at once."""
+    problems = character_problems(character)
+    if problems:
+        raise RuleViolation(listing(f"{character.name or 'The character'}'s sheet", problems))
+    return character
+
+
+def _stake_to_dict(stake: Stake) -> dict[str, str]:
+    return {"wager": stake.wager.value, "what": stake.what}
+
+
+def character_to_dict(character: Character) -> dict[str, Any]:
+    """The character as plain JSON, with the format version."""
+    c = character
+    return {
+        "version": FORMAT_VERSION,
+        "name": c.name,
+        "attributes": {a.value: c.attribute(a) for a in Attribute},
+        "level": c.level,
+        "xp": c.xp,
+        "health": c.health,
+        "stress": c.stress,
+        "wounds": c.wounds,
+        "influence": c.influence,
+        "player": c.player,
+        "standing": c.standing.value,
+        "stakes": [_stake_to_dict(s) for s in c.stakes],
+        "lost_wagers": [_stake_to_dict(s) for s in c.lost_wagers],
+        "legend": c.legend,
+        "saved": {"tiers": c.saved.tiers, "ranks": c.saved.ranks, "benefits": c.saved.benefits},
+        "unchosen_levels": c.unchosen_levels,
+    }
+
+
+def _stakes(reader: Reader, key: str) -> tuple[Stake, ...]:
+    out: list[Stake] = []
+    for index, raw in enumerate(reader.get(key, list, [])):
+        inner = Reader(raw, f"{key}[{index}]")
+        wager = inner.member("wager", Wager, Wager.LIFE)
+        out.append(Stake(wager, inner.get("what", str, "")))
+        reader.problems.extend(inner.problems)
+    return tuple(out)
+
+
+def character_from_dict(data: object) -> Character:
+    """A character from :func:`character_to_dict`'s JSON; RuleViolation lists every problem."""
+    r = Reader(data, "the sheet")
+    r.check_version()
+    attrs = Reader(r.get("attributes", Mapping, {}), "attributes")
+    values: dict[str, Any] = {a.value: attrs.get(a.value, int, 0) for a in Attribute}
+    saved = Reader(r.get("saved", Mapping, {}), "saved")
+    character = Character(
+        name=r.get("name", str, ""),
+        level=r.get("level", int, 1),
+        xp=r.get("xp", int, 0),
+        health=r.get("health", int, 0),
+        stress=r.get("stress", int, 0),
+        wounds=r.get("wounds", int, 0),
+        influence=r.get("influence", int, 0),
+        player=r.get("player", bool, True),
+        standing=r.member("standing", Standing, Standing.ACTIVE),
+        stakes=_stakes(r, "stakes"),
+        lost_wagers=_stakes(r, "lost_wagers"),
+        legend=r.get("legend", bool, False),
+        saved=SavedGains(
+            saved.get("tiers", int, 0), saved.get("ranks", int, 0), saved.get("benefits", int, 0)
+        ),
+        unchosen_levels=r.get("unchosen_levels", int, 0),
+        **values,
+    )
+    problems = r.problems + attrs.problems + saved.problems
+    if not problems:
+        problems = character_problems(character)
+    if problems:
+        raise RuleViolation(listing("The stored sheet", problems))
+    return character
+
+
+EDITABLE = (
+    "level",
+    "xp",
+    "health",
+    "stress",
+    "wounds",
+    "influence",
+    "body",
+    "talent",
+    "spirit",
+    "mind",
+    "unchosen_levels",
+)
+
+
+def edit_counter(character: Character, counter: str, value: int) -> Character:
+    """The GM sets one counter; RuleViolation names the counters or the sheet's problem.
+
+    >>> kara = new_character("Kara", Attribute.BODY, Attribute.MIND)
+    >>> edit_counter(kara, "Stress", 2).stress
+    2
+    """
+    name = counter.strip().casefold()
+    if name not in EDITABLE:
+        raise RuleViolation(
+            f"{counter!r} is not a counter; the counters are {', '.join(EDITABLE)}."
+        )
+    edit: dict[str, Any] = {name: value}
+    return check_character(replace(character, **edit))

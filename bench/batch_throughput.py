@@ -30,8 +30,8 @@ from referee.campaign import Campaign, Secret, load_config
 from referee.dice import Draw, HmacDice, SeededDice
 from referee.forum import Post, posts_from_thread
 from referee.ledger import make_row
-from referee.pipeline import Referee
-from referee.resolve import Context, Roster, resolve_dice
+from referee.pipeline import Referee, Session
+from referee.resolve import resolve_dice, verbs_for
 from referee.tags import ParseContext, parse_tag
 from referee.testing import make_campaign, sheet
 
@@ -141,21 +141,17 @@ def notation_race(number: int) -> dict:
     import d20  # the dice library behind Avrae; a bench-only dependency
 
     with tempfile.TemporaryDirectory() as tmp, make_campaign(Path(tmp)) as campaign:
-        context = Context(
-            Roster(campaign.store.table("characters")),
-            campaign.store.table("encounters"),
-            campaign.rules,
-            Post("t1_x", "t3_x", "bench", "", 0.0),
-        )
+        context = Session(campaign).context(Post("t1_x", "t3_x", "bench", "", 0.0))
         parse_context = ParseContext()
+        verbs = verbs_for(campaign.system)
         seeded = SeededDice(1)
 
         def ours_seeded() -> None:
-            resolve_dice(parse_tag("roll 2d6+3", parse_context), context, seeded)
+            resolve_dice(parse_tag("roll 2d6+3", verbs, parse_context), context, seeded)
 
         def ours_hmac() -> None:
             resolve_dice(
-                parse_tag("roll 2d6+3", parse_context), context, HmacDice(SECRET, "t1_x", 0)
+                parse_tag("roll 2d6+3", verbs, parse_context), context, HmacDice(SECRET, "t1_x", 0)
             )
 
         def ours_bare() -> None:  # what d20.roll does: parse and roll, no odds, no verdict

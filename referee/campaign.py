@@ -1,8 +1,10 @@
-"""A campaign on disk: config.toml, its secret, rules tables, sheets and store.
+"""A campaign on disk: config.toml, its secret, its dice system, rules and store.
 
 This is the adapter between files and the pure rules. :func:`load_config` reads and
 checks ``config.toml`` (every problem reported at once, each saying how to fix it);
-:class:`Campaign` opens the store and turns stored sheets into rules values.
+:class:`Campaign` finds the campaign's dice system in the registry
+(:mod:`referee.systems`), builds its rules value and opens the store, which the
+system fills from the sheets shipped in the data folder on first use.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from .dice import commitment
 from .errors import ConfigError, UserError
 from .names import name_key
 from .store import Store
-from .systems import stepped
-from .systems.stepped import vehicles
+from .system import CampaignFiles, System
+from .systems import installed_systems, load_system
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -30,11 +32,6 @@ else:  # pragma: no cover - Python 3.10
 
 CONFIG_NAME = "config.toml"
 STORE_NAME = "store.json"
-SHEETS_NAME = "characters.toml"
-VEHICLES_NAME = "vehicles.toml"  # vehicle and ship sheets, seeded like characters.toml
-SCALE_NAME = "scale.toml"  # the scale table (R-12); a campaign's own overrides cells
-NPC_TEMPLATES_NAME = "npc_templates.toml"
-SYSTEMS = ("stepped",)  # the dice systems this build resolves
 
 
 @dataclass(frozen=True)
@@ -166,9 +163,11 @@ def load_config(path: Path) -> Config:
         return (root / str(value if value is not None else default)).resolve()
 
     system = str(campaign.get("system", "stepped"))
-    if system not in SYSTEMS:
+    installed = installed_systems()
+    if system not in installed:
         problems.append(
-            f"system = {system!r} is not available; choose one of {', '.join(SYSTEMS)}."
+            f"system = {system!r} is not installed; the installed systems are "
+            f"{', '.join(installed)}. `referee systems` lists them with their verbs."
         )
     gms = _strings(campaign.get("gms", []), "campaign.gms", problems)
     reddit_config = RedditConfig(
@@ -211,10 +210,16 @@ def load_config(path: Path) -> Config:
     if "secret" in secret or "value" in secret:
         problems.append("Never put the secret itself in config.toml; use [secret] env or file.")
     rulings = document.get("rulings", {})
-    try:
-        stepped.Rulings.from_mapping(rulings)
-    except ConfigError as error:
-        problems.append(error.message)
+    if system in installed and isinstance(rulings, dict):
+        try:
+            load_system(system).read_rulings(rulings)
+        except ConfigError as error:
+            problems.append(error.message)
+    elif rulings:
+        problems.append(
+            f"[rulings] ({', '.join(map(str, rulings))}) are the system's; they are checked "
+            "once system names an installed system."
+        )
     if problems:
         raise ConfigError(f"{path} has {len(problems)} problem(s):\n- " + "\n- ".join(problems))
     secret_file = secret.get("file")
@@ -278,36 +283,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid TOML: {error}.") from error
 
 
-def load_scale(scale_file: Path, data_dir: Path) -> tuple[vehicles.Scale, dict[vehicles.Size, int]]:
-    """The scale table config.toml names, with the cells data_dir/scale.toml overrides."""
-    if not scale_file.is_file():
-        raise ConfigError(
-            f"No scale table at {scale_file}. Point [campaign] scale at one (referee's "
-            "data/scale.toml is the seed's table)."
-        )
-    scale, wounds = vehicles.read_scale(_read_toml(scale_file), where=str(scale_file))
-    own = data_dir / SCALE_NAME
-    if own.is_file() and own.resolve() != scale_file.resolve():
-        scale, wounds = vehicles.read_scale(_read_toml(own), scale, str(own), wounds)
-    return scale, wounds
-
-
-def load_rules(config: Config) -> vehicles.VehicleRules:
-    """The campaign's rulings, race table and scale table (R-12) as a rules value."""
-    races: dict[str, stepped.Race] = {"human": stepped.Race("human")}
-    if config.races_file.is_file():
-        try:
-            table = tomllib.loads(config.races_file.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as error:
-            raise ConfigError(f"{config.races_file} is not valid TOML: {error}.") from error
-        races = stepped.load_races(table)
-    scale, wounds = load_scale(config.scale_file, config.data_dir)
-    return vehicles.VehicleRules(
-        rulings=stepped.Rulings.from_mapping(config.rulings),
-        races=races,
-        scale=scale,
-        wounds_survived=wounds,
-    )
+def campaign_files(config: Config) -> CampaignFiles:
+    """What the campaign's system may read: the data folder and the tables config names."""
+    return CampaignFiles(config.data_dir, {"races": config.races_file, "scale": config.scale_file})
 
 
 def load_sheets(path: Path) -> list[dict[str, Any]]:
@@ -339,19 +317,55 @@ def store_entry(
     }
 
 
-def character_entry(
-    character: stepped.Character, owner: str | None, approved: bool
-) -> dict[str, Any]:
-    """A character as the store keeps it."""
-    return store_entry(character.name, owner, approved, stepped.character_to_record(character))
+def seed_table(
+    store: Store,
+    path: Path,
+    section: str,
+    table_name: str,
+    read: Callable[[Mapping[str, Any]], Any],
+    write: Callable[[Any], dict[str, Any]],
+    check: Callable[[Any, Mapping[str, Any]], list[str]],
+) -> None:
+    """Fill an empty store table from ``path``'s ``[[section]]`` sheets (a system's seeding).
+
+    ``read`` turns a sheet into the system's value (raising UserError), ``check`` lists
+    what the rules refuse, ``write`` gives the stored sheet. Every refused sheet is
+    reported at once; after seeding, the store is the truth (wounds, approvals) and the
+    file is not read again. ``owner`` and ``approved`` are the campaign's, not the sheet's.
+    """
+    table = store.table(table_name)
+    if len(table) or not path.is_file():
+        return
+    records = _read_toml(path).get(section, [])
+    if not isinstance(records, list):
+        raise ConfigError(f"{path}: write each sheet as a [[{section}]] table.")
+    problems: list[str] = []
+    for record in records:
+        try:
+            sheet = read({k: v for k, v in record.items() if k not in ("owner", "approved")})
+        except UserError as error:
+            problems.append(f"{record.get('name', '?')}: {error.message}")
+            continue
+        issues = check(sheet, record)
+        if issues:
+            problems.append(f"{sheet.name}: " + " ".join(issues))
+            continue
+        approved = bool(record.get("approved", True))
+        entry = store_entry(sheet.name, record.get("owner"), approved, write(sheet))
+        table.put(character_key(sheet.name), entry)
+    if problems:
+        raise ConfigError(f"{path} has sheets the rules refuse:\n- " + "\n- ".join(problems))
+    store.flush()
 
 
 class Campaign:
-    """An open campaign: checked config, rules, secret and store."""
+    """An open campaign: checked config, its system and rules, secret and store."""
 
     def __init__(self, config: Config, secret: Secret | None = None) -> None:
         self.config = config
-        self.rules = load_rules(config)
+        self.system: System = load_system(config.system)
+        self.files = campaign_files(config)
+        self.rules = self.system.load_rules(self.system.read_rulings(config.rulings), self.files)
         self.secret = secret
         if not config.data_dir.is_dir():
             raise ConfigError(
@@ -360,8 +374,7 @@ class Campaign:
             )
         self.store = Store(config.store_path)
         try:
-            self._seed_sheets()
-            self._seed_vehicles()
+            self.system.seed_store(self.files, self.rules, self.store)
         except BaseException:
             self.store.discard()  # a refused sheet must not leave the store locked
             raise
@@ -374,92 +387,6 @@ class Campaign:
     def open(cls, campaign_dir: Path | None = None, *, need_secret: bool = True) -> Campaign:
         config = load_config(find_config(campaign_dir))
         return cls(config, load_secret(config) if need_secret else None)
-
-    def _seed_sheets(self) -> None:
-        # A new store starts from the approved sheets shipped in the data folder. A GM's
-        # NPCs need not keep to the players' budget; player characters must.
-        self._seed(
-            "characters",
-            SHEETS_NAME,
-            "character",
-            stepped.character_from_record,
-            stepped.character_to_record,
-            lambda character, record: (
-                stepped.validate_character(character, self.rules)
-                if record.get("kind", "pc") == "pc"
-                else []
-            ),
-        )
-
-    def _seed_vehicles(self) -> None:
-        characters = self.store.table("characters")
-
-        def check(vehicle: vehicles.Vehicle, record: Mapping[str, Any]) -> list[str]:
-            issues = vehicles.validate_vehicle(vehicle)
-            if vehicle.pilot is not None and character_key(vehicle.pilot) not in characters:
-                issues.append(f"The pilot {vehicle.pilot} is not a character of this campaign.")
-            return issues
-
-        self._seed(
-            "vehicles",
-            VEHICLES_NAME,
-            "vehicle",
-            vehicles.vehicle_from_record,
-            vehicles.vehicle_to_record,
-            check,
-        )
-
-    def _seed(
-        self,
-        table_name: str,
-        file_name: str,
-        section: str,
-        read: Callable[[Mapping[str, Any]], Any],
-        write: Callable[[Any], dict[str, Any]],
-        check: Callable[[Any, Mapping[str, Any]], list[str]],
-    ) -> None:
-        """Fill an empty store table from data_dir/``file_name``'s ``[[section]]`` sheets.
-
-        Every sheet the rules refuse is reported at once; after seeding, the store is
-        the truth (wounds, approvals) and the file is not read again.
-        """
-        table = self.store.table(table_name)
-        path = self.config.data_dir / file_name
-        if len(table) or not path.is_file():
-            return
-        records = _read_toml(path).get(section, [])
-        if not isinstance(records, list):
-            raise ConfigError(f"{path}: write each sheet as a [[{section}]] table.")
-        problems: list[str] = []
-        for record in records:
-            try:
-                sheet = read({k: v for k, v in record.items() if k not in ("owner", "approved")})
-            except UserError as error:
-                problems.append(f"{record.get('name', '?')}: {error.message}")
-                continue
-            issues = check(sheet, record)
-            if issues:
-                problems.append(f"{sheet.name}: " + " ".join(issues))
-                continue
-            approved = bool(record.get("approved", True))
-            entry = store_entry(sheet.name, record.get("owner"), approved, write(sheet))
-            table.put(character_key(sheet.name), entry)
-        if problems:
-            raise ConfigError(f"{path} has sheets the rules refuse:\n- " + "\n- ".join(problems))
-        self.store.flush()
-
-    @property
-    def npc_templates(self) -> dict[str, dict[str, Any]]:
-        """The GM's NPC templates: the campaign's npc_templates.toml, else the stock one."""
-        for folder in (self.config.data_dir, self.config.races_file.parent):
-            path = folder / NPC_TEMPLATES_NAME
-            if path.is_file():
-                try:
-                    document = tomllib.loads(path.read_text(encoding="utf-8"))
-                except tomllib.TOMLDecodeError as error:
-                    raise ConfigError(f"{path} is not valid TOML: {error}.") from error
-                return {name.casefold(): dict(fields) for name, fields in document.items()}
-        return {}
 
     @property
     def published_commitment(self) -> str:

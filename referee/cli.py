@@ -1,4 +1,4 @@
-"""The ``referee`` command: batch, roll, characters, verify, run.
+"""The ``referee`` command: batch, roll, characters, systems, verify, run, approve, import.
 
 Exit codes: 0 all is well, 1 the input had tag errors (or the ledger failed
 verification), 2 usage or configuration errors. Every message says how to fix it.
@@ -17,16 +17,17 @@ from tqdm import tqdm
 
 from .batch import batch_markdown, load_thread, run_batch
 from .campaign import Campaign, find_config, load_config, load_secret
-from .dice import SeededDice, SystemDice, commitment
+from .dice import DiceSource, GivenDice, SeededDice, SystemDice, commitment
 from .errors import ConfigError, OperatorError, StoreError, UserError
 from .failures import FailureLog
 from .forum import Post, post_link, safe_text
 from .ledger import verify
-from .pipeline import Outcome, Referee, verdict_for
+from .limits import DEFAULT_LIMITS
+from .pipeline import Outcome, Referee, Session, verdict_for
 from .render import Renderer
-from .resolve import Context, Roster
-from .sheets import parse_sheet, sheet_block
-from .systems import stepped
+from .resolve import verbs_for
+from .sheets import sheet_block
+from .systems import installed_systems, load_system
 from .tags import ParseContext, Tag
 from .verdicts import Reply
 
@@ -56,9 +57,17 @@ def _parser() -> argparse.ArgumentParser:
 
     roll = commands.add_parser("roll", help="try a tag from the shell (nothing is recorded)")
     roll.add_argument("tag", help='a tag such as "[[roll Kara agility]]"')
-    roll.add_argument("--seed", help="roll with this seed, to repeat a result")
+    dice = roll.add_mutually_exclusive_group()
+    dice.add_argument("--seed", help="roll with this seed, to repeat a result")
+    dice.add_argument(
+        "--dice",
+        type=_faces,
+        help="use exactly these faces, in the order the dice are drawn (e.g. 3,8,7,10), "
+        "to replay a rulebook's example or a disputed roll",
+    )
 
     commands.add_parser("characters", help="list the campaign's characters")
+    commands.add_parser("systems", help="list the installed dice systems and their verbs")
 
     check = commands.add_parser("verify", help="check the roll ledger against the revealed secret")
     check.add_argument(
@@ -163,51 +172,71 @@ def cmd_roll(args: argparse.Namespace) -> int:
         campaign.store.discard()  # a roll from the shell is a try: nothing is recorded
 
 
+def _faces(text: str) -> tuple[int, ...]:
+    """``--dice 3,8,7,10`` as faces; argparse shows the error for anything else."""
+    try:
+        faces = tuple(int(part) for part in text.replace(" ", "").split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a list of faces; write whole numbers joined by commas, like 3,8,7,10."
+        ) from None
+    if not faces or len(faces) > 1000:
+        raise argparse.ArgumentTypeError("give between 1 and 1,000 faces.")
+    return faces
+
+
 def _try_tag(campaign: Campaign, args: argparse.Namespace) -> int:
     text = safe_text(args.tag).strip()  # argv may carry undecodable bytes as surrogates
     if text.startswith("[[") and text.endswith("]]"):
         text = text[2:-2].strip()
-    roster = Roster(campaign.store.table("characters"), campaign.store.table("vehicles"))
     # Whoever runs the referee from a shell holds the campaign's files: they act as its GM.
     post = Post("t1_shell", "t3_shell", SHELL_GM, text, 0.0)
-    context = Context(
-        roster,
-        campaign.store.table("encounters"),
-        campaign.rules,
-        post,
-        gms=frozenset({SHELL_GM}),
-        applications=campaign.store.table("applications"),
-        npc_templates=campaign.npc_templates,
-    )
-    dice = SeededDice(args.seed) if args.seed is not None else SystemDice()
-    verdict = verdict_for(Tag(0, text), "shell-1", context, ParseContext(roster.known_names), dice)
-    renderer = Renderer(campaign.config.templates_dir, campaign.config.name)
+    context = Session(campaign, [SHELL_GM]).context(post)
+    dice: DiceSource
+    if args.dice is not None:
+        dice = GivenDice(args.dice)
+    elif args.seed is not None:
+        dice = SeededDice(args.seed)
+    else:
+        dice = SystemDice()
+    verdict = verdict_for(Tag(0, text), "shell-1", context, ParseContext(context.known_names), dice)
+    renderer = Renderer(campaign.config.templates_dir, campaign.config.name, system=campaign.system)
     sys.stdout.write(renderer.render(Reply(post.fullname, post.author, (verdict,))))
+    if isinstance(dice, GivenDice) and dice.unused and not verdict.failed:
+        print(
+            f"referee: {dice.unused} face(s) given with --dice were not used; "
+            "the tag drew fewer dice.",
+            file=sys.stderr,
+        )
     return EXIT_TAG_ERRORS if verdict.failed else EXIT_OK
 
 
 def cmd_characters(args: argparse.Namespace) -> int:
     with Campaign.open(args.campaign, need_secret=False) as campaign:
-        records = list(campaign.store.table("characters").values())
-    rows = [("name", "kind", "owner", "approved", "state", "wounds", "str agi end per")]
-    for record in records:
-        character = stepped.character_from_record(record["sheet"])
-        dice = " ".join(f"d{stepped.die_for_points(character.stats[s])}" for s in stepped.Stat)
-        rows.append(
-            (
-                character.name,
-                character.kind.value,
-                str(record.get("owner") or "-"),
-                "yes" if record.get("approved") else "no",
-                stepped.state_of(character).value,
-                f"{character.wounds}/{character.wounds_survived}",
-                dice,
-            )
+        rows = campaign.system.character_rows(
+            list(campaign.store.table("characters").values()), campaign.rules
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
         print("  ".join(cells).rstrip())
+    return EXIT_OK
+
+
+def cmd_systems(args: argparse.Namespace) -> int:
+    for name, target in installed_systems().items():
+        try:
+            system = load_system(name)
+        except ConfigError as error:
+            print(f"{name}  (cannot be loaded: {error.message})\n")
+            continue
+        print(f"{name} {system.version}: {system.description}; {system.seed} [{target}]")
+        verbs = dict.fromkeys(verbs_for(system).values())
+        width = max(len(verb.name) for verb in verbs)
+        for verb in verbs:
+            gm = "GM: " if verb.gm_only else ""
+            print(f"  {verb.name.ljust(width)}  {gm}{verb.form}   e.g. [[{verb.example}]]")
+        print()
     return EXIT_OK
 
 
@@ -328,11 +357,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"Cannot read {args.sheet} as UTF-8 text: {error}.") from error
     block = sheet_block(text)
-    record = parse_sheet(block if block is not None else text)
-    record["kind"] = "pc" if args.owner else "npc"
-    character = stepped.character_from_record(record)
     with Campaign.open(args.campaign) as campaign:
-        problems = stepped.validate_character(character, campaign.rules)
+        sheet = campaign.system.sheet
+        record = sheet.parse(block if block is not None else text, DEFAULT_LIMITS)
+        record["kind"] = "pc" if args.owner else "npc"
+        character = sheet.from_record(record)
+        problems = sheet.validate(character, campaign.rules)
         if problems and not args.force:
             print(
                 "referee: the sheet breaks the rules; fix it or add --force:\n- "
@@ -358,6 +388,7 @@ COMMANDS = {
     "batch": cmd_batch,
     "roll": cmd_roll,
     "characters": cmd_characters,
+    "systems": cmd_systems,
     "verify": cmd_verify,
     "run": cmd_run,
     "approve": cmd_approve,

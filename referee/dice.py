@@ -26,6 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from .errors import UserError
+
 
 class DiceSource(Protocol):
     """Anything that rolls a fair die."""
@@ -97,6 +99,51 @@ class FixedDice:
     def remaining(self) -> int:
         """How many values are still unplayed (a test asserts 0 to catch extra rolls)."""
         return len(self._values) - self._next
+
+
+class GivenDice:
+    """Plays back faces a person typed (``referee roll TAG --dice 3,8,7,10``), in order.
+
+    Unlike :class:`FixedDice` (for tests), its refusals are a user's mistakes, with
+    messages saying how to fix them: too few faces, or a face the die cannot show.
+
+    >>> GivenDice([9]).roll(8)
+    Traceback (most recent call last):
+    ...
+    referee.errors.UserError: The 1st face given, 9, cannot come up on the d8 it feeds; give a \
+face from 1 to 8.
+    """
+
+    def __init__(self, faces: Iterable[int]) -> None:
+        self._faces = list(faces)
+        self._next = 0
+
+    def roll(self, sides: int) -> int:
+        _check_sides(sides)
+        place = _ordinal(self._next + 1)
+        if self._next >= len(self._faces):
+            raise UserError(
+                f"The tag needs a {place} die (a d{sides}) but only {len(self._faces)} "
+                f"face(s) were given; add more to --dice, in the order the dice are drawn."
+            )
+        face = self._faces[self._next]
+        if not 1 <= face <= sides:
+            raise UserError(
+                f"The {place} face given, {face}, cannot come up on the d{sides} it feeds; "
+                f"give a face from 1 to {sides}."
+            )
+        self._next += 1
+        return face
+
+    @property
+    def unused(self) -> int:
+        """Faces given but not drawn."""
+        return len(self._faces) - self._next
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 class HmacDice:

@@ -57,8 +57,13 @@ def make_row(
     draws: Sequence[Draw],
     outcome: Mapping[str, Any],
     recorded: str,
+    system_version: str = "",
 ) -> dict[str, Any]:
-    """A ledger row, to be sealed by the store (``prev`` and ``hash``) when it is appended."""
+    """A ledger row, to be sealed by the store (``prev`` and ``hash``) when it is appended.
+
+    ``system`` and ``system_version`` say which rules read the dice, so a ledger stays
+    verifiable after a system changes.
+    """
     row: dict[str, Any] = {
         "roll_id": roll_id(post, tag_index),
         "post": post,
@@ -67,6 +72,7 @@ def make_row(
         "tag_index": tag_index,
         "tag": tag,
         "system": system,
+        **({"system_version": system_version} if system_version else {}),
         "kind": kind,
         "draws": [[draw.sides, draw.value] for draw in draws],
         "outcome": dict(outcome),

@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .campaign import Campaign
+from .changes import ChangeSet
 from .dice import DiceSource, HmacDice, RecordingDice
 from .errors import TagError, UserError
 from .failures import FAILURE_REPLY, FailureLog, body_digest, describe
@@ -25,8 +26,8 @@ from .forum import Post, post_link
 from .ledger import make_row, roll_id
 from .limits import DEFAULT_LIMITS, Limits
 from .render import Renderer
-from .resolve import Context, Roster, handler_for
-from .tags import ParseContext, Tag, find_tags, parse_tag
+from .resolve import Context, Roster, resolve_request, verbs_for
+from .tags import ParseContext, Tag, find_tags, read_tag
 from .verdicts import Reply, Verdict
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,45 @@ def _iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat(timespec="seconds")
 
 
+class Session:
+    """What resolving a campaign's tags keeps from post to post: the change set, roster, cache.
+
+    Every write a tag makes goes through the change set: kept when the tag resolves,
+    undone when it fails (see :mod:`referee.changes`).
+    """
+
+    def __init__(
+        self, campaign: Campaign, gms: Iterable[str] = (), limits: Limits = DEFAULT_LIMITS
+    ) -> None:
+        self.campaign = campaign
+        self.gms = frozenset(name.casefold() for name in gms)
+        self.limits = limits
+        self.changes = ChangeSet(campaign.store.table)
+        self.roster = Roster(self.changes.table("characters"), campaign.system.sheet)
+        self.changes.on_rollback(self.roster.forget)
+        self.cache: dict[str, Any] = {}  # the system's per-run memo (parsed crafts...)
+
+    def forget(self) -> None:
+        """Drop every cache and pending change (the store undid a failed post's writes)."""
+        self.changes.commit()
+        self.roster.forget()
+        self.cache.clear()
+
+    def context(self, post: Post) -> Context:
+        """The context a post's tags resolve in."""
+        return Context(
+            self.roster,
+            self.changes,
+            self.campaign.rules,
+            post,
+            self.limits,
+            system=self.campaign.system,
+            gms=self.gms,
+            files=self.campaign.files,
+            cache=self.cache,
+        )
+
+
 class Referee:
     """Referees posts for one open campaign; the caller flushes the store."""
 
@@ -95,16 +135,23 @@ class Referee:
             campaign.config.name,
             campaign.published_commitment,
             limits,
+            campaign.system,
         )
-        self.roster = self._roster()
-        self.applications = campaign.store.table("applications")
-        self.npc_templates = campaign.npc_templates
         # GMs: config.toml's list, plus whatever the caller knows (the subreddit's moderators).
-        self.gms = frozenset(name.casefold() for name in (*campaign.config.gms, *(gms or ())))
+        self.session = Session(campaign, (*campaign.config.gms, *(gms or ())), limits)
+        self.roster = self.session.roster
         self.posts = campaign.store.posts
         self.failures = FailureLog(campaign.store)
-        self.encounters = campaign.store.table("encounters")
         self.ledger = campaign.store.ledger
+
+    @property
+    def gms(self) -> frozenset[str]:
+        """The casefolded usernames whose tags count as a GM's."""
+        return self.session.gms
+
+    @gms.setter
+    def gms(self, names: Iterable[str]) -> None:  # the worker adds moderators as it reads them
+        self.session.gms = frozenset(name.casefold() for name in names)
 
     def referee(self, post: Post, *, private: bool = False) -> Outcome:
         """Resolve a post's tags once; on later calls return what was said the first time.
@@ -126,12 +173,8 @@ class Referee:
             with self.campaign.store.savepoint():
                 return self._referee(post, seen, private)
         except Exception as error:  # one post's failure must never stop the others
-            self.roster = self._roster()  # its caches may hold what the savepoint undid
+            self.session.forget()  # its caches may hold what the savepoint undid
             return self._fail(post, seen, error, private)
-
-    def _roster(self) -> Roster:
-        store = self.campaign.store
-        return Roster(store.table("characters"), store.table("vehicles"))
 
     def _referee(self, post: Post, seen: dict[str, Any] | None, private: bool) -> Outcome:
         scan = find_tags(post.body, self.limits)
@@ -220,21 +263,9 @@ class Referee:
         text = str((seen or {}).get("reply", ""))
         return Outcome(post, text, 0, 0, 0, replayed=True, failed=True)
 
-    def _context(self, post: Post) -> Context:
-        return Context(
-            self.roster,
-            self.encounters,
-            self.campaign.rules,
-            post,
-            self.limits,
-            gms=self.gms,
-            applications=self.applications,
-            npc_templates=self.npc_templates,
-        )
-
     def _resolve_all(self, post: Post, tags: tuple[Tag, ...]) -> tuple[Verdict, ...]:
-        context = self._context(post)
-        parse_context = ParseContext(self.roster.known_names, self.limits)
+        context = self.session.context(post)
+        parse_context = ParseContext(context.known_names, self.limits)
         return tuple(self._resolve(post, tag, context, parse_context) for tag in tags)
 
     def _resubmit(self, post: Post, seen: dict[str, Any], tags: tuple[Tag, ...]) -> Outcome:
@@ -295,7 +326,8 @@ class Referee:
             author=post.author,
             tag_index=0,
             tag=kind,
-            system=self.campaign.config.system,
+            system=self.campaign.system.name,
+            system_version=self.campaign.system.version,
             kind=kind,
             draws=(),
             outcome=outcome,
@@ -317,7 +349,8 @@ class Referee:
                 author=post.author,
                 tag_index=verdict.tag.index,
                 tag=verdict.tag.text,
-                system=self.campaign.config.system,
+                system=self.campaign.system.name,
+                system_version=self.campaign.system.version,
                 kind=verdict.kind,
                 draws=verdict.draws,
                 outcome=outcome,
@@ -333,21 +366,26 @@ def verdict_for(
 ) -> Verdict:
     """Parse and resolve one tag; whatever a player got wrong becomes a problem verdict.
 
-    Every die drawn is kept on the verdict, for the ledger.
+    The tag's writes are kept only if it resolves: a refused or crashed tag's change
+    set is rolled back. Every die drawn is kept on the verdict, for the ledger.
     """
     recorder = RecordingDice(dice)
     try:
-        request = parse_tag(tag.text, parse_context)
-        resolution = handler_for(request)(request, context, recorder)
+        verb, request = read_tag(tag.text, parse_context, verbs_for(context.system))
+        resolution = resolve_request(verb, request, context, recorder)
     except TagError as error:
+        context.changes.rollback()
         return Verdict(tag, rid, "problem", problem=error.message, usage=error.usage)
     except UserError as error:
+        context.changes.rollback()
         return Verdict(tag, rid, "problem", problem=error.message)
     except Exception:  # a bug must cost one tag, never the whole post or batch
+        context.changes.rollback()
         log.exception(
             "internal error on post=%s tag=%d %r", context.post.fullname, tag.index, tag.text
         )
         return Verdict(tag, rid, "problem", problem=INTERNAL_PROBLEM)
+    context.changes.commit()
     return Verdict(
         tag,
         rid,

@@ -1,4 +1,8 @@
-"""Verdicts to Reddit Markdown through the Jinja2 templates in ``templates/``.
+"""Verdicts to Reddit Markdown through Jinja2 templates.
+
+Templates are looked up in the campaign's ``templates_dir``, then the campaign
+system's folder, then the core's ``referee/templates/`` (replies, problems, plain dice,
+applications, decisions, help), so a GM overrides any one by copying it into the campaign's folder.
 
 Templates decide how a verdict reads; they never decide an outcome. Everything a
 user supplied passes through :func:`escape_markdown` (the ``md`` filter), so no
@@ -12,15 +16,17 @@ from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
 from .limits import DEFAULT_LIMITS, Limits
-from .systems.stepped import LADDER
 from .verdicts import Reply, Verdict
 
-PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+if TYPE_CHECKING:
+    from .system import System
+
+PACKAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"  # the core's own
 
 # What Reddit's Markdown acts on mid-line: emphasis, links, code, tables, superscript,
 # spoilers and autolinks ("www." and "scheme:"). List and heading marks act only at the
@@ -89,28 +95,14 @@ def format_die(die: Any) -> str:
     return f"d{die.sides}:{die.value}" if die.kept else f"d{die.sides}:~~{die.value}~~"
 
 
-def format_roll(roll: Any) -> str:
-    """A trait roll on one line: who, what, every die, the wild die, modifiers, the total.
-
-    A filter rather than a template macro: it runs for every die of every verdict,
-    and a Jinja2 macro call costs several times a Python call.
-    """
-    parts = [escape_markdown(roll.roller), escape_markdown(roll.label)]
-    parts.extend(format_die(die) for die in roll.dice)
-    if roll.wild is not None:
-        parts.append("wild " + format_die(roll.wild))
-    parts.extend(f"{signed(m.value)} ({escape_markdown(m.label)})" for m in roll.modifiers)
-    text = " ".join(parts) + f" = **{roll.total}**"
-    if roll.critical:
-        return text + " (**critical failure**)"
-    if roll.exceptional:
-        return text + " (**exceptional success**)"
-    return text
-
-
-def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
-    """The Jinja2 environment, with the campaign's templates before the stock ones."""
-    folders = [str(path) for path in (templates_dir, PACKAGE_TEMPLATES) if path and path.is_dir()]
+def make_environment(
+    templates_dir: Path | None = None, system: System | None = None
+) -> jinja2.Environment:
+    """The Jinja2 environment: the campaign's templates, then the system's, then the core's."""
+    own = system.templates if system is not None else None
+    folders = [
+        str(path) for path in (templates_dir, own, PACKAGE_TEMPLATES) if path and path.is_dir()
+    ]
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(folders),
         undefined=jinja2.StrictUndefined,  # a typo in a template fails loudly, not silently
@@ -122,10 +114,12 @@ def make_environment(templates_dir: Path | None = None) -> jinja2.Environment:
     )
     environment.filters["md"] = escape_markdown
     environment.filters["die"] = format_die
-    environment.filters["roll"] = format_roll
-    environment.globals["ladder"] = LADDER  # points 1-6 to die sides
     environment.filters["pct"] = percent
     environment.filters["signed"] = signed
+    for name, helper in (system.template_helpers() if system is not None else {}).items():
+        # A callable is a filter (``{{ roll|roll }}``); a value is a global (``ladder``).
+        target = environment.filters if callable(helper) else environment.globals
+        target[name] = helper
     return environment
 
 
@@ -138,8 +132,9 @@ class Renderer:
         campaign: str = "",
         commitment: str = "",
         limits: Limits = DEFAULT_LIMITS,
+        system: System | None = None,
     ) -> None:
-        self._environment = make_environment(templates_dir)
+        self._environment = make_environment(templates_dir, system)
         self._reply = _Fast(self._environment.get_template("reply.md.j2"))
         self._verdicts: dict[str, _Fast] = {}
         self._campaign = campaign

@@ -873,14 +873,10 @@ class Worker:
         log.info("event=roster_published subreddit=%s page=%s", subreddit, page)
 
     def _render_roster(self) -> str:
+        campaign = self.referee.campaign
         if self._roster_renderer is None:
-            self._roster_renderer = RosterRenderer(self.referee.campaign.config.templates_dir)
-        store = self.store
-        view = roster_view(
-            self.referee.campaign.config.name,
-            store.table("characters").values(),
-            store.table("vehicles").values(),
-        )
+            self._roster_renderer = RosterRenderer(campaign.config.templates_dir, campaign.system)
+        view = roster_view(campaign.system, campaign.config.name, self.store)
         return self._roster_renderer.render(view)
 
 

@@ -100,6 +100,72 @@ def test_roll_with_a_bad_tag_exits_one_with_the_right_form(demo, capsys):
     assert "Write it as" in capsys.readouterr().out
 
 
+def test_roll_with_given_dice_replays_them_in_order(demo, capsys):
+    """--dice 6,2 makes Kara's agility d8 show 6 and her wild d6 2: a total of 6."""
+    assert 0 == main(["roll", "[[roll Kara agility]]", "--dice", "6,2"])
+    assert "Kara Venn agility d8:6 wild d6:~~2~~ = **6**" in capsys.readouterr().out
+
+
+def test_roll_with_too_few_faces_says_which_die_is_missing(demo, capsys):
+    """One face for a roll of two dice is a clear problem, not a traceback."""
+    assert 1 == main(["roll", "[[roll Kara agility]]", "--dice", "6"])
+    assert (
+        "The tag needs a 2nd die \\(a d6\\) but only 1 face\\(s\\) were given"
+        in capsys.readouterr().out
+    )
+
+
+def test_roll_with_a_face_the_die_cannot_show_is_refused(demo, capsys):
+    """A 9 on the d8 it would feed is refused, naming the range."""
+    assert 1 == main(["roll", "[[roll Kara agility]]", "--dice", "9,2"])
+    assert "cannot come up on the d8 it feeds; give a face from 1 to 8" in (capsys.readouterr().out)
+
+
+def test_roll_with_faces_that_are_not_numbers_is_a_usage_error(demo, capsys):
+    """--dice three is refused by argparse with the right form."""
+    with pytest.raises(SystemExit) as exited:
+        main(["roll", "[[d6]]", "--dice", "three"])
+    assert (2, True) == (exited.value.code, "like 3,8,7,10." in capsys.readouterr().err)
+
+
+def test_help_lists_the_campaign_s_verbs_with_forms_and_examples(demo, capsys):
+    """[[help]] from the shell shows every verb of stepped, then the core's."""
+    assert 0 == main(["roll", "[[help]]"])
+    out = capsys.readouterr().out
+    assert ("| shoot |", "`[[shoot Kara -> Trooper 1 head with blaster]]`", "| apply |") == (
+        "| shoot |" if "| shoot |" in out else out,
+        "`[[shoot Kara -> Trooper 1 head with blaster]]`"
+        if "`[[shoot Kara -> Trooper 1 head with blaster]]`" in out
+        else out,
+        "| apply |" if "| apply |" in out else out,
+    )
+
+
+def test_help_for_one_verb_shows_its_form_and_example(demo, capsys):
+    """[[help shoot]] gives the one verb, its aliases, form and example."""
+    assert 0 == main(["roll", "[[help fire]]"])
+    out = capsys.readouterr().out
+    assert out.startswith("**shoot** (fire, attack): a ranged attack")
+    assert "* Example: `[[shoot Kara -> Trooper 1 head with blaster]]`" in out
+
+
+def test_help_for_an_unknown_verb_suggests_the_closest(demo, capsys):
+    """[[help shot]] says there is no such verb and names shoot."""
+    assert 1 == main(["roll", "[[help shot]]"])
+    assert "There is no verb 'shot'\\. Did you mean shoot?" in capsys.readouterr().out
+
+
+def test_systems_lists_stepped_with_its_verbs(capsys):
+    """referee systems needs no campaign and shows stepped's verbs with examples."""
+    assert 0 == main(["systems"])
+    out = capsys.readouterr().out
+    assert ("stepped 1: stepped dice", "  cast ", "e.g. [[cast Kara Telekinesis]]") == (
+        "stepped 1: stepped dice" if "stepped 1: stepped dice" in out else out,
+        "  cast " if "  cast " in out else out,
+        "e.g. [[cast Kara Telekinesis]]" if "e.g. [[cast Kara Telekinesis]]" in out else out,
+    )
+
+
 def test_characters_lists_the_roster(demo, capsys):
     """characters prints every character with state and dice."""
     assert 0 == main(["characters"])

@@ -7,5 +7,6 @@ server on 127.0.0.1 that real PRAW talks to.
 """
 
 from .campaign import make_campaign, sheet
+from .resolving import parse, resolve_tag, tag_context
 
-__all__ = ["make_campaign", "sheet"]
+__all__ = ["make_campaign", "parse", "resolve_tag", "sheet", "tag_context"]

@@ -6,19 +6,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..campaign import (
-    Campaign,
-    Secret,
-    character_entry,
-    character_key,
-    load_config,
-    store_entry,
-)
-from ..render import PACKAGE_TEMPLATES
-from ..systems import stepped
-from ..systems.stepped import vehicles
+from ..campaign import Campaign, Secret, character_key, load_config, store_entry
 
-REPO_DATA = PACKAGE_TEMPLATES.parent / "data"
+REPO_DATA = Path(__file__).resolve().parents[2] / "data"  # races, scale and NPC tables
 
 
 def sheet(name: str, kind: str = "pc", **fields: Any) -> dict[str, Any]:
@@ -53,19 +43,23 @@ def make_campaign(
     extra_config: str = "",
     crafts: Iterable[Mapping[str, Any]] = (),
     gms: Iterable[str] = ("gm",),
+    system: str = "stepped",
+    records: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
 ) -> Campaign:
     """Write config.toml into ``folder``, open the campaign and store ``sheets`` as approved.
 
-    ``crafts`` are vehicle and ship sheets (the shape of data/demo/vehicles.toml), with an
-    optional ``owner`` and ``approved`` like character sheets.
+    ``system`` names the dice system. ``records`` puts sheets into the system's other
+    tables (its ``table_sheets``); ``crafts`` is short for ``records={"vehicles": ...}``
+    (the shape of data/demo/vehicles.toml). Every sheet may carry ``owner`` and
+    ``approved``, which are the campaign's facts, not the sheet's.
     """
     data = folder / "data"
     data.mkdir(parents=True, exist_ok=True)
     lines = [
         "[campaign]",
         'name = "Test campaign"',
+        f"system = {_toml(system)}",
         'data_dir = "data"',
-        f'templates_dir = "{PACKAGE_TEMPLATES.as_posix()}"',
         f'races = "{(REPO_DATA / "races.toml").as_posix()}"',
         f'scale = "{(REPO_DATA / "scale.toml").as_posix()}"',
         "gms = [" + ", ".join(_toml(name) for name in gms) + "]",
@@ -74,23 +68,24 @@ def make_campaign(
     ]
     (folder / "config.toml").write_text("\n".join(lines) + "\n" + extra_config, encoding="utf-8")
     campaign = Campaign(load_config(folder / "config.toml"), Secret(secret, "test"))
-    table = campaign.store.table("characters")
-    for record in sheets:
-        fields = {k: v for k, v in record.items() if k not in ("owner", "approved")}
-        character = stepped.character_from_record(fields)
-        owner = (owners or {}).get(character.name, record.get("owner"))
-        table.put(
-            character_key(character.name),
-            character_entry(character, owner, bool(record.get("approved", True))),
+    tables = {"characters": sheets, **(records or {})}
+    if crafts:
+        tables["vehicles"] = crafts
+    for table_name, table_records in tables.items():
+        form = (
+            campaign.system.sheet
+            if table_name == "characters"
+            else campaign.system.table_sheets[table_name]
         )
-    for record in crafts:
-        fields = {k: v for k, v in record.items() if k not in ("owner", "approved")}
-        craft = vehicles.vehicle_from_record(fields)
-        approved = bool(record.get("approved", True))
-        entry = store_entry(
-            craft.name, record.get("owner"), approved, vehicles.vehicle_to_record(craft)
-        )
-        campaign.store.table("vehicles").put(character_key(craft.name), entry)
+        table = campaign.store.table(table_name)
+        for record in table_records:
+            value = form.from_record(
+                {k: v for k, v in record.items() if k not in ("owner", "approved")}
+            )
+            owner = (owners or {}).get(value.name, record.get("owner"))
+            approved = bool(record.get("approved", True))
+            entry = store_entry(value.name, owner, approved, form.to_record(value))
+            table.put(character_key(value.name), entry)
     campaign.store.flush()
     return campaign
 

@@ -8,11 +8,12 @@ look for, so examples reach deep into each verb instead of failing at the first 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from hypothesis import strategies as st
 
-from ..tags import VERBS
+from ..resolve import verbs_for
 
 # Characters of every category, lone surrogates included.
 ANY_CHAR = st.characters(exclude_categories=())
@@ -139,10 +140,14 @@ def _formed() -> st.SearchStrategy[str]:
     return st.one_of(*forms)
 
 
-def tag_texts() -> st.SearchStrategy[str]:
+def tag_texts(verbs: Iterable[str] = ()) -> st.SearchStrategy[str]:
     """What goes inside ``[[ ]]``: every verb well formed with hostile values in its
-    slots, every verb with random words after it, or anything at all."""
-    verb = st.sampled_from(sorted(VERBS)) | words()
+    slots, every verb with random words after it, or anything at all.
+
+    ``verbs`` are the verb words to try (a system's verb table); the core's by default.
+    The well-formed shapes are stepped's verbs; under another system they are unknown.
+    """
+    verb = st.sampled_from(sorted(verbs or verbs_for(None))) | words()
     built = st.builds(lambda v, rest: " ".join([v, *rest]), verb, st.lists(words(), max_size=10))
     return st.one_of(_formed(), _formed(), built, junk(40))
 
@@ -193,9 +198,9 @@ def sheet_texts() -> st.SearchStrategy[str]:
     return st.one_of(legal.map("\n".join), st.lists(line, max_size=12).map("\n".join))
 
 
-def bodies() -> st.SearchStrategy[str]:
-    """A post's Markdown: tags, an [[apply]] sheet, and junk around them."""
-    tags = st.lists(tag_texts().map(lambda text: f"[[{text}]]"), max_size=4)
+def bodies(verbs: Iterable[str] = ()) -> st.SearchStrategy[str]:
+    """A post's Markdown: tags (of ``verbs``, see :func:`tag_texts`), a sheet, junk around."""
+    tags = st.lists(tag_texts(verbs).map(lambda text: f"[[{text}]]"), max_size=4)
     apply = st.one_of(
         st.just(""),
         sheet_texts().map(lambda sheet: f"[[apply]]\n\n```\n{sheet}\n```\n"),

@@ -7,11 +7,11 @@ import pytest
 from referee.campaign import character_key
 from referee.dice import FixedDice
 from referee.errors import ConfigError, RuleViolation
-from referee.forum import Post
-from referee.resolve import Context, Roster, handler_for
+from referee.resolve import Context
 from referee.systems.stepped import vehicles
-from referee.tags import ParseContext, VehicleStat, parse_tag
-from referee.testing import sheet
+from referee.systems.stepped.system import SYSTEM
+from referee.systems.stepped.verbs import VehicleStat
+from referee.testing import parse, resolve_tag, sheet, tag_context
 
 SHEETS = [sheet("Kara Venn"), sheet("Trooper 1", kind="npc")]
 SPEEDER = {
@@ -51,21 +51,17 @@ def _context(campaign) -> Context:
             character_key(record["name"]),
             {"name": record["name"], "owner": None, "approved": True, "sheet": record},
         )
-    roster = Roster(campaign.store.table("characters"), table)
-    post = Post("t1_v", "t3_thread", "gm", "", 1.0)
-    gm = {"gms": frozenset({"gm"})} if "gms" in Context.__dataclass_fields__ else {}
-    return Context(roster, campaign.store.table("encounters"), campaign.rules, post, **gm)
+    return tag_context(campaign)
 
 
 def _resolve(context: Context, text: str, dice: list[int]):
-    request = parse_tag(text, ParseContext(context.roster.known_names))
-    return handler_for(request)(request, context, FixedDice(dice))
+    return resolve_tag(context, text, FixedDice(dice))
 
 
 def test_stat_tag_parses_name_parameter_opponent_and_modifier() -> None:
     """[[stat Dune Crawler weapon power vs Kestrel +2]] keeps the two-word parameter."""
     expected = VehicleStat("Dune Crawler", "weapon power", "Kestrel", 2)
-    assert expected == parse_tag("stat Dune Crawler weapon power vs Kestrel +2")
+    assert expected == parse("stat Dune Crawler weapon power vs Kestrel +2", SYSTEM)
 
 
 def test_stat_roll_of_a_heavy_vehicle_multiplies_its_d12(open_campaign) -> None:
@@ -89,7 +85,7 @@ def test_character_init_is_unchanged_and_mixed_init_goes_to_vehicles(open_campai
     assert ("initiative", "vehicle_initiative", [["Dune Crawler"], ["Trooper 1"]]) == (
         plain.kind,
         mixed.kind,
-        context.encounters.get("t3_thread")["order"],
+        context.table("encounters").get("t3_thread")["order"],
     )
 
 

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.campaign import character_entry
+from referee.campaign import store_entry
 from referee.render import escape_markdown
-from referee.roster import RosterRenderer, roster_view
+from referee.roster import RosterRenderer
 from referee.systems import stepped
+from referee.systems.stepped.roster import roster_view
+from referee.systems.stepped.system import SYSTEM
 from referee.testing import sheet
 
 
 def _entry(name: str, owner: str | None, approved: bool = True, **fields: Any) -> dict[str, Any]:
     kind = "pc" if owner else "npc"
     character = stepped.character_from_record(sheet(name, kind, **fields))
-    return character_entry(character, owner, approved)
+    return store_entry(character.name, owner, approved, stepped.character_to_record(character))
 
 
 def test_only_approved_characters_are_listed_players_first() -> None:
@@ -29,7 +31,7 @@ def test_user_text_cannot_format_link_or_ping() -> None:
     """A player's name and weapon pass through the md filter."""
     record = _entry("Kara", "kara_p")
     record["sheet"]["weapons"][0]["name"] = "[gun](http://x.y)"
-    page = RosterRenderer().render(roster_view("**Camp**", [record]))
+    page = RosterRenderer(system=SYSTEM).render(roster_view("**Camp**", [record]))
     assert ("[gun](http" in page, escape_markdown("[gun](http://x.y)") in page) == (False, True)
     assert (f"# {escape_markdown('**Camp**')}: roster", True) == (
         page.splitlines()[0],
@@ -45,10 +47,12 @@ def test_vehicles_are_listed_from_their_stored_sheets() -> None:
         "approved": True,
         "sheet": {"name": "Bike", "craft": "vehicle", "class": "light", "speed": "d8", "wounds": 1},
     }
-    page = RosterRenderer().render(roster_view("C", [], [bike]))
+    page = RosterRenderer(system=SYSTEM).render(roster_view("C", [], [bike]))
     assert f"| Bike | GM | vehicle | light | {escape_markdown('-')} | speed d8 | 1 |" in page
 
 
 def test_no_vehicles_no_vehicle_section() -> None:
     """Without vehicles the page has no empty Vehicles table."""
-    assert "Vehicles" not in RosterRenderer().render(roster_view("C", [_entry("Kara", "k")]))
+    assert "Vehicles" not in RosterRenderer(system=SYSTEM).render(
+        roster_view("C", [_entry("Kara", "k")])
+    )

@@ -1,10 +1,10 @@
-"""Tests for referee.sheets: every number bounded where it is read, every name visible."""
+"""Stepped's sheet parser: every number bounded where it is read, every name visible."""
 
 import pytest
 from hypothesis import given
 
 from referee.errors import UserError
-from referee.sheets import parse_sheet
+from referee.systems.stepped.application import parse_sheet
 from referee.testing.hostile import sheet_texts
 
 

@@ -1,0 +1,111 @@
+"""The change set of one tag: every store write it makes, kept if it resolves, undone if not.
+
+A verb reads and writes the campaign's state (characters, encounters, a system's
+own tables) only through :class:`TrackedTable` views of one :class:`ChangeSet`. The
+core opens the set before a tag and, when the tag resolves, keeps what it wrote;
+when the tag fails (a refusal, a bug), it puts back every record the tag changed,
+in reverse order, so a failed tag never leaves half a change behind (a target
+wounded by an attack whose verdict was never given).
+
+>>> from referee.store import KeyedTable
+>>> changes = ChangeSet({"characters": KeyedTable("characters", {}, None)})
+>>> table = changes.table("characters")
+>>> table.put("kara", {"wounds": 0})
+>>> changes.commit()
+>>> table.put("kara", {"wounds": 1})
+>>> changes.rollback()
+>>> table.get("kara")
+{'wounds': 0}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from .store import Table
+
+
+class ChangeSet:
+    """Tracked views of the store's tables, with an undo log since the last commit."""
+
+    def __init__(self, tables: Mapping[str, Table] | Callable[[str], Table]) -> None:
+        self._open = tables if callable(tables) else tables.__getitem__
+        self._views: dict[str, TrackedTable] = {}
+        self._undo: list[tuple[Table, str, dict[str, Any] | None]] = []
+        self._listeners: list[Callable[[], None]] = []
+
+    def table(self, name: str) -> TrackedTable:
+        """The tracked view of the store table ``name``."""
+        view = self._views.get(name)
+        if view is None:
+            view = self._views[name] = TrackedTable(self._open(name), self)
+        return view
+
+    def on_rollback(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` after a rollback (a cache of parsed records forgets them)."""
+        self._listeners.append(listener)
+
+    @property
+    def pending(self) -> int:
+        """How many writes a rollback would undo."""
+        return len(self._undo)
+
+    def commit(self) -> None:
+        """Keep every write since the last commit."""
+        self._undo.clear()
+
+    def rollback(self) -> None:
+        """Put back every record written since the last commit, newest first."""
+        undo, self._undo = self._undo, []
+        for table, key, before in reversed(undo):
+            if before is None:
+                table.delete(key)
+            else:
+                table.put(key, before)
+        if undo:
+            for listener in self._listeners:
+                listener()
+
+    def _note(self, table: Table, key: str) -> None:
+        self._undo.append((table, key, table.get(key)))
+
+
+class TrackedTable:
+    """A store table whose writes go into a :class:`ChangeSet`'s undo log; reads pass through."""
+
+    def __init__(self, table: Table, changes: ChangeSet) -> None:
+        self._table = table
+        self._changes = changes
+        self.name = getattr(table, "name", "")
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self._table.get(key)
+
+    def put(self, key: str, record: Mapping[str, Any]) -> None:
+        self._changes._note(self._table, key)
+        self._table.put(key, record)
+
+    def delete(self, key: str) -> bool:
+        if key not in self._table:
+            return False
+        self._changes._note(self._table, key)
+        return self._table.delete(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._table
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table)
+
+    def keys(self) -> Iterator[str]:
+        return self._table.keys()
+
+    def values(self) -> Iterator[dict[str, Any]]:
+        return self._table.values()
+
+    def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        return self._table.items()

@@ -1,0 +1,282 @@
+"""Stepped's plain-text character sheet, as players post it under ``[[apply]]``.
+
+A sheet is a fenced code block of ``key: value`` lines, so Reddit shows it as typed
+and the tag finder never reads tags inside it::
+
+    ```
+    name: Orla Vex
+    race: human
+    background: experienced      # noncombatant 3, experienced 5, soldier 7 points
+    strength: 2                  # points (1-6) or a die (d4-d20)
+    agility: d8
+    endurance: 2
+    perception: 2
+    armour: 1
+    tough: 3                     # wounds survived: PCs 3; a GM sets it for tough NPCs
+    weapon: blaster pistol, ranged, 2d6
+    weapon: stun baton, melee, +1, subdue
+    magic: Force 2
+    technique: Telekinesis d4
+    technique: Mind Trick d6
+    ```
+
+:func:`parse_sheet` turns it into the sheet record the rules read; every line it
+cannot read is reported at once with the line number and the right form. (The core
+finds the code block: :func:`referee.sheets.sheet_block`.)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from referee.errors import UnknownName, UserError
+from referee.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
+
+from .rulings import Rules
+from .sheet import character_from_record, character_to_record, validate_character
+from .traits import LADDER, Character
+
+_LINE = re.compile(r"^\s*([A-Za-z][A-Za-z _-]*?)\s*[:=]\s*(.*?)\s*$")
+_DIE = re.compile(r"^d([0-9]+)$", re.I)
+_DAMAGE = re.compile(r"([0-9]+)d([0-9]+)(?:([+-][0-9]+))?")
+_NAMES = {"name", "race", "kind"}  # free text that must show something
+
+SHEET_FORM = (
+    "Put the sheet in a code block (``` lines above and below) with one `key: value` per "
+    "line: name, race, background, strength, agility, endurance, perception, armour, "
+    "weapon (name, ranged, 2d6 / name, melee, +1, subdue), magic (name points) and "
+    "technique (name d4)."
+)
+_SCALARS = {"name", "race", "background", "armour", "armor", "named", "kind"}
+_STATS = {"strength", "agility", "endurance", "perception", "str", "agi", "end", "per"}
+_FULL_STAT = {"str": "strength", "agi": "agility", "end": "endurance", "per": "perception"}
+_KEYS = {*_STATS, *_SCALARS, "tough", "survives", "wounds_survived", "weapon", "magic", "technique"}
+MAX_SHEET_LINES = 80
+
+
+def _points(value: str, what: str, limits: Limits) -> int:
+    """Points as a number, or a die written as d4-d20 turned into points."""
+    die = _DIE.match(value)
+    if die and len(die.group(1)) <= 2 and int(die.group(1)) in LADDER:
+        return LADDER.index(int(die.group(1))) + 1
+    if die:
+        dice = ", ".join(f"d{sides}" for sides in LADDER)
+        raise UserError(f"{what} is a die from {dice}, not '{value[:24]}'.")
+    return _sheet_number(value, what, limits)
+
+
+def _sheet_number(value: str, what: str, limits: Limits) -> int:
+    return read_int(value, what, -limits.max_sheet_number, limits.max_sheet_number)
+
+
+def _name_problem(value: str, line: int, what: str) -> str | None:
+    if is_visible(value):
+        return None
+    return f"Line {line}: the {what} shows nothing but invisible characters; write letters."
+
+
+def _weapon(value: str, line: int, problems: list[str], limits: Limits) -> dict[str, Any] | None:
+    parts = [part.strip() for part in value.split(",") if part.strip()]
+    if len(parts) < 2 or parts[1].casefold() not in ("ranged", "melee"):
+        problems.append(
+            f"Line {line}: write a weapon as `weapon: name, ranged, 2d6` or "
+            f"`weapon: name, melee, +1, subdue`."
+        )
+        return None
+    if (problem := _name_problem(parts[0], line, "weapon's name")) is not None:
+        problems.append(problem)
+    weapon: dict[str, Any] = {"name": parts[0], "kind": parts[1].casefold()}
+    for extra in parts[2:]:
+        word = extra.casefold()
+        damage = _DAMAGE.fullmatch(word)
+        try:
+            if word == "subdue":
+                weapon["subdue"] = True
+            elif damage is not None:
+                count, sides, bonus = damage.groups()
+                read_int(count, "The number of damage dice", 1, limits.max_sheet_number)
+                read_int(sides, "A damage die's sides", 1, limits.max_sides)
+                if bonus:
+                    _sheet_number(bonus, "The damage bonus", limits)
+                weapon["damage"] = word
+            elif re.fullmatch(r"[+-]?[0-9]+", word):
+                weapon["modifier"] = _sheet_number(word, "A weapon's modifier", limits)
+            else:
+                problems.append(
+                    f"Line {line}: '{extra[:40]}' is not a damage roll (2d6), a modifier (+1) "
+                    "or `subdue`."
+                )
+        except UserError as error:
+            problems.append(f"Line {line}: {error.message}")
+    return weapon
+
+
+def parse_sheet(
+    text: str, *, owner_kind: str = "pc", limits: Limits = DEFAULT_LIMITS
+) -> dict[str, Any]:
+    """A sheet's text as a sheet record; UserError naming every line it cannot read.
+
+    >>> record = parse_sheet("name: Orla Vex\\nagility: d8\\nweapon: knife, melee, +1")
+    >>> record["stats"], record["weapons"]
+    ({'agility': 3}, [{'name': 'knife', 'kind': 'melee', 'modifier': 1}])
+    """
+    problems: list[str] = []
+    record: dict[str, Any] = {"kind": owner_kind, "stats": {}, "weapons": [], "magic": []}
+    lines = text.splitlines()
+    if len(lines) > MAX_SHEET_LINES:
+        raise UserError(
+            f"This sheet has {len(lines)} lines; a sheet may have at most {MAX_SHEET_LINES}."
+        )
+    for number, raw in enumerate(lines, start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        match = _LINE.match(line)
+        if match is None:
+            problems.append(f"Line {number} is not `key: value`.")
+            continue
+        key, value = match.group(1).strip().casefold().replace(" ", "_"), match.group(2)
+        try:
+            _read_line(record, key, value, number, problems, limits)
+        except UserError as error:
+            problems.append(f"Line {number}: {error.message}")
+            continue
+        if key not in _KEYS:
+            problems.append(f"Line {number}: '{match.group(1)}' is not a sheet field.")
+    if problems:
+        raise UserError(" ".join(problems) + " " + SHEET_FORM)
+    return record
+
+
+def _read_line(
+    record: dict[str, Any],
+    key: str,
+    value: str,
+    number: int,
+    problems: list[str],
+    limits: Limits,
+) -> None:
+    """Put one ``key: value`` line into ``record``; UserError (or a problem) if it is wrong."""
+    what = _FULL_STAT.get(key, key).replace("_", " ").capitalize()
+    if len(value) > limits.max_name_chars * 2:
+        problems.append(f"Line {number} is too long.")
+    elif key in _NAMES and (problem := _name_problem(value, number, key)) is not None:
+        problems.append(problem)
+    elif key in _STATS:
+        record["stats"][key] = _points(value, what, limits)
+    elif key in _SCALARS:
+        key = "armour" if key == "armor" else key
+        if key == "armour":
+            record[key] = _points(value, "Armour", limits)
+        elif key == "named":
+            record[key] = value.casefold() in ("yes", "true", "1")
+        else:
+            record[key] = value
+    elif key in ("tough", "survives", "wounds_survived"):
+        record["wounds_survived"] = _sheet_number(value, "Wounds survived", limits)
+    elif key == "weapon":
+        weapon = _weapon(value, number, problems, limits)
+        if weapon:
+            record["weapons"].append(weapon)
+    elif key == "magic":
+        name, _, points = value.rpartition(" ")
+        if not name or not re.fullmatch(r"[0-9]+", points):
+            problems.append(f"Line {number}: write magic as `magic: Force 2` (name, points).")
+        elif (problem := _name_problem(name, number, "magic's name")) is not None:
+            problems.append(problem)
+        else:
+            record["magic"].append(
+                {
+                    "name": name.strip(),
+                    "points": _sheet_number(points, "Magic points", limits),
+                    "techniques": [],
+                }
+            )
+    elif key == "technique":
+        name, _, tier = value.rpartition(" ")
+        if not record["magic"]:
+            problems.append(f"Line {number}: put a `magic:` line before its techniques.")
+        elif not name or not _DIE.match(tier):
+            problems.append(f"Line {number}: write a technique as `technique: Telekinesis d4`.")
+        elif (problem := _name_problem(name, number, "technique's name")) is not None:
+            problems.append(problem)
+        else:
+            record["magic"][-1]["techniques"].append(
+                {"name": name.strip(), "tier": tier.casefold()}
+            )
+
+
+def amend(character: Character, amendment: str) -> tuple[Character, str]:
+    """Apply one GM amendment of ``[[approve with ...]]``; the new character, in words.
+
+    >>> from referee.systems.stepped import Character, Kind
+    >>> amend(Character("Orla", Kind.PC, {}), "tough 2")[1]
+    'survives 2 wounds'
+    """
+    words = amendment.split()
+    head = words[0].casefold()
+    if amendment.casefold() == "named":
+        return replace(character, named=True), "named"
+    if amendment.casefold() in ("not named", "unnamed"):
+        return replace(character, named=False), "not named"
+    if head in ("tough", "survives", "capacity") and len(words) == 2:
+        survived = read_int(words[1], "Wounds survived", 0, DEFAULT_LIMITS.max_sheet_number)
+        return replace(character, wounds_survived=survived), f"survives {survived} wounds"
+    if head in ("forbid", "move"):
+        target = " ".join(words[1:])
+        tier = 0  # the die tier a moved technique goes to
+        if head == "move":
+            target, _, tier_word = target.rpartition(" to ")
+            digits = tier_word.casefold().lstrip("d")
+            tier = int(digits) if re.fullmatch("[0-9]{1,2}", digits) else 0
+            if tier not in LADDER:
+                raise UserError(
+                    f"Move a technique to a die tier, like `move {target or 'X'} to d8`."
+                )
+        magic = []
+        found = False
+        for parameter in character.magic:
+            techniques = []
+            for technique in parameter.techniques:
+                if technique.name.casefold() != target.casefold():
+                    techniques.append(technique)
+                    continue
+                found = True
+                if head == "move":  # forbidding drops the technique
+                    techniques.append(replace(technique, tier=tier))
+            magic.append(replace(parameter, techniques=tuple(techniques)))
+        if not found:
+            raise UnknownName(f"{character.name} has no technique called '{target}'.")
+        words_out = f"moved {target} to d{tier}" if head == "move" else f"forbade {target}"
+        return replace(character, magic=tuple(magic)), words_out
+    raise UserError(
+        f"'{amendment}' is not an amendment. Use: named, not named, tough N, "
+        "move TECHNIQUE to dX, forbid TECHNIQUE, force."
+    )
+
+
+class SteppedSheet:
+    """Stepped's :class:`~referee.system.SheetFormat`: the ``[[apply]]`` text, records, rules."""
+
+    form = SHEET_FORM
+
+    def parse(self, text: str, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
+        """An application's sheet text -> a record (a player's sheet is a PC's)."""
+        record = parse_sheet(text, limits=limits)
+        record.setdefault("kind", "pc")
+        return record
+
+    def from_record(self, record: Mapping[str, Any]) -> Character:
+        return character_from_record(record)
+
+    def to_record(self, character: Character) -> dict[str, Any]:
+        return character_to_record(character)
+
+    def validate(self, character: Character, rules: Rules) -> list[str]:
+        return validate_character(character, rules)
+
+    def amend(self, character: Character, amendment: str) -> tuple[Character, str]:
+        return amend(character, amendment)

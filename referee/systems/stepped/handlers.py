@@ -1,0 +1,443 @@
+"""Stepped's resolvers: a request and the tag's dice in, a :class:`Resolution` out.
+
+Each resolver finds the characters (the core's roster) and crafts (the
+:class:`Fleet` over the ``vehicles`` table), checks who may act, calls the pure rules
+of this package with the dice, writes changed characters back through the context
+(the tag's change set) and returns what the verdict template shows.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, TypeVar
+
+from referee.campaign import character_key
+from referee.dice import DiceSource
+from referee.errors import ConfigError, Forbidden, RuleViolation, UnknownName
+from referee.names import NameIndex
+from referee.resolve import Context, require_control
+from referee.system import Resolution
+from referee.verdicts import Change
+
+from . import odds as stepped_odds
+from .application import parse_sheet
+from .combat import AttackKind, Location, apply_wounds, attack, heal
+from .magic import cast
+from .rolls import Modifier, TraitRoll, initiative, roll_trait, wound_penalty
+from .rulings import Rules
+from .sheet import character_from_record
+from .traits import LADDER, UNARMED, Character, State, Weapon, WeaponKind, parse_stat, state_of
+from .vehicles.combat import attack as craft_attack
+from .vehicles.crafts import Crewed, Vehicle, parse_param, vehicle_from_record, vehicle_to_record
+from .vehicles.rolls import initiative as craft_initiative
+from .vehicles.rolls import stat_roll, vehicle_state
+from .vehicles.scale import VehicleRules
+from .verbs import AdjustWounds, Attack, Cast, CreateNpc, RollInitiative, RollStat, VehicleStat
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+NPC_TEMPLATES_NAME = "npc_templates.toml"
+
+
+class Fleet:
+    """The campaign's vehicles and ships (the store's ``vehicles`` table) for one run."""
+
+    def __init__(self, context: Context) -> None:
+        self._table = context.table("vehicles")
+        self._roster = context.roster
+        self._parsed: dict[str, Vehicle] = {}
+        # Crafts come from vehicles.toml, not from posts: the index is made once per run.
+        self._index = NameIndex(self._table.keys())
+        context.changes.on_rollback(self._parsed.clear)
+
+    def is_vehicle(self, name: str) -> bool:
+        """Whether ``name`` means a vehicle or ship (exactly, or the only one it starts)."""
+        key = character_key(name)
+        if key in self._table:
+            return True
+        if key in self._roster:
+            return False
+        return len(self._index.starting(key)) == 1 and not self._roster.starting(key)
+
+    def key(self, name: str) -> str:
+        """The store key of the craft ``name`` means; UnknownName if none."""
+        found = self._index.resolve(character_key(name))
+        if found is None or found not in self._table:
+            raise UnknownName(f"No vehicle or ship is named '{name}'.")
+        return found
+
+    def find_vehicle(self, name: str) -> Vehicle:
+        """The vehicle or ship a player means by ``name``."""
+        key = self.key(name)
+        if key not in self._parsed:
+            self._parsed[key] = vehicle_from_record(self._record(key)["sheet"])
+        return self._parsed[key]
+
+    def _record(self, key: str) -> dict[str, Any]:
+        record = self._table.get(key)
+        assert record is not None
+        return record
+
+    def vehicle_record(self, name: str) -> dict[str, Any]:
+        """The stored record (owner, approval and sheet) of the vehicle ``name`` means."""
+        return self._record(self.key(name))
+
+    def combatant(self, name: str) -> Character | Crewed:
+        """A character, or a vehicle or ship with its pilot."""
+        if not self.is_vehicle(name):
+            return self._roster.find(name)
+        vehicle = self.find_vehicle(name)
+        return Crewed(vehicle, self._roster.find(vehicle.pilot) if vehicle.pilot else None)
+
+    def update_vehicle(self, vehicle: Vehicle) -> None:
+        """Keep a changed vehicle (its wounds), its owner and approval untouched."""
+        key = character_key(vehicle.name)
+        self._table.put(key, {**self._record(key), "sheet": vehicle_to_record(vehicle)})
+        self._parsed[key] = vehicle
+
+
+def fleet(context: Context) -> Fleet:
+    """The run's :class:`Fleet` (made once, kept in the context's cache)."""
+    made = context.cache.get("stepped.fleet")
+    if made is None:
+        made = context.cache["stepped.fleet"] = Fleet(context)
+    return made
+
+
+def npc_templates(context: Context) -> Mapping[str, Mapping[str, Any]]:
+    """The GM's NPC templates: the campaign's npc_templates.toml, else the stock one."""
+    cached = context.cache.get("stepped.npc_templates")
+    if cached is not None:
+        return cached
+    templates: dict[str, dict[str, Any]] = {}
+    files = context.files
+    folders = (files.data_dir, files.tables["races"].parent) if files else ()
+    for folder in folders:
+        path = folder / NPC_TEMPLATES_NAME
+        if path.is_file():
+            try:
+                document = tomllib.loads(path.read_text(encoding="utf-8"))
+            except tomllib.TOMLDecodeError as error:
+                raise ConfigError(f"{path} is not valid TOML: {error}.") from error
+            templates = {name.casefold(): dict(fields) for name, fields in document.items()}
+            break
+    context.cache["stepped.npc_templates"] = templates
+    return templates
+
+
+def end_encounter(context: Context) -> bool:
+    """Clear the thread's initiative order; whether there was one."""
+    return context.table("encounters").delete(context.post.thread)
+
+
+def trait_chance(roll: TraitRoll, rules: Rules) -> Fraction:
+    """The exact chance of a roll this high or higher, with the same dice and modifiers."""
+    return stepped_odds.chance_at_least(
+        tuple(d.sides for d in roll.dice),
+        roll.wild is not None,
+        sum(m.value for m in roll.modifiers),
+        rules.rulings,
+        roll.total,
+    )
+
+
+def change_of(before: Character, after: Character, rules: Rules) -> Change:
+    """How a character's wounds and state moved."""
+    return Change(
+        name=after.name,
+        wounds_before=before.wounds,
+        wounds_after=after.wounds,
+        state_before=state_of(before).value,
+        state_after=state_of(after).value,
+        penalty_after=-wound_penalty(after, rules),
+    )
+
+
+def _ready(character: Character, doing: str) -> None:
+    state = state_of(character)
+    if state in (State.DEAD, State.INCAPACITATED):
+        raise RuleViolation(f"{character.name} is {state.value} and cannot {doing}.")
+
+
+def resolve_stat(request: RollStat, context: Context, dice: DiceSource) -> Resolution:
+    character = require_control(context, request.actor, "roll")
+    _ready(character, "roll")
+    stats = [parse_stat(word) for word in request.stats]
+    extra = [Modifier("situational", request.modifier)] if request.modifier else []
+    roll = roll_trait(character, stats, context.rules, dice, extra)
+    return Resolution("stat", roll, trait_chance(roll, context.rules))
+
+
+def resolve_initiative(request: RollInitiative, context: Context, dice: DiceSource) -> Resolution:
+    if any(fleet(context).is_vehicle(name) for name in request.names):
+        return resolve_vehicle_initiative(request, context, dice)
+    characters = [require_control(context, name, "roll initiative") for name in request.names]
+    result = initiative(_each_once(characters), context.rules, dice)
+    _keep_order(context, result.groups)
+    return Resolution("initiative", result)
+
+
+Named = TypeVar("Named", bound="Character | Crewed")
+
+
+def _each_once(combatants: list[Named]) -> list[Named]:
+    """The combatants of an initiative, refusing one named twice."""
+    seen: set[str] = set()
+    for combatant in combatants:
+        if combatant.name in seen:
+            raise RuleViolation(f"{combatant.name} is listed twice; name each combatant once.")
+        seen.add(combatant.name)
+    return combatants
+
+
+def _keep_order(context: Context, groups: Iterable[Iterable[str]]) -> None:
+    """Store the thread's initiative order: the encounter state."""
+    context.table("encounters").put(
+        context.post.thread,
+        {
+            "thread": context.post.thread,
+            "order": [list(group) for group in groups],
+            "set_by": context.post.fullname,
+        },
+    )
+
+
+def _weapon(character: Character, name: str | None) -> Weapon | None:
+    if name is None:
+        return None
+    wanted = " ".join(name.split()).casefold()
+    if wanted in ("unarmed", "fists", "bare hands", "hands"):
+        return UNARMED
+    for weapon in character.weapons:
+        if weapon.name.casefold() == wanted:
+            return weapon
+    starting = [w for w in character.weapons if w.name.casefold().startswith(wanted)]
+    if len(starting) == 1:
+        return starting[0]
+    owned = ", ".join(w.name for w in character.weapons) or "none"
+    raise UnknownName(f"{character.name} has no weapon called '{name}'. Their weapons: {owned}.")
+
+
+def resolve_attack(request: Attack, context: Context, dice: DiceSource) -> Resolution:
+    if fleet(context).is_vehicle(request.attacker) or fleet(context).is_vehicle(request.target):
+        return resolve_vehicle_attack(request, context, dice)
+    attacker = require_control(context, request.attacker, "attack")
+    target = context.roster.find(request.target)
+    kind = AttackKind.RANGED if request.verb == "shoot" else AttackKind.MELEE
+    result = attack(
+        kind,
+        attacker,
+        target,
+        context.rules,
+        dice,
+        weapon=_weapon(attacker, request.weapon),
+        location=Location(request.location.split()[-1]),  # "left arm" is an arm
+        aware=not request.unaware,
+        subdue=request.subdue,
+        modifier=request.modifier,
+        environment=request.environment,
+    )
+    changes: tuple[Change, ...] = ()
+    if result.target_after != result.target_before:
+        context.roster.update(result.target_after)
+        changes = (change_of(result.target_before, result.target_after, context.rules),)
+    return Resolution("attack", result, result.hit_chance, changes)
+
+
+def resolve_cast(request: Cast, context: Context, dice: DiceSource) -> Resolution:
+    caster = require_control(context, request.actor, "cast")
+    _ready(caster, "cast")
+    result = cast(caster, request.technique, context.rules, dice, modifier=request.modifier)
+    return Resolution("cast", result, result.chance)
+
+
+@dataclass(frozen=True)
+class NpcResult:
+    """A character a GM put into play."""
+
+    character: Character
+    template: str | None
+
+
+def _npc_record(request: CreateNpc, context: Context) -> dict[str, Any]:
+    record: dict[str, Any] = {"kind": "npc", "stats": {}, "weapons": []}
+    if request.template is not None:
+        template = npc_templates(context).get(request.template.casefold())
+        if template is None:
+            known = ", ".join(sorted(npc_templates(context))) or "none yet"
+            raise UnknownName(
+                f"There is no NPC template '{request.template}'. Templates: {known}. "
+                "A GM adds them to npc_templates.toml."
+            )
+        record.update({k: v for k, v in template.items() if k != "name"})
+    if request.fields:
+        inline = parse_sheet(
+            "\n".join(_as_sheet_line(item) for item in request.fields),
+            owner_kind="npc",
+            limits=context.limits,
+        )
+        record["stats"] = {**record.get("stats", {}), **inline.pop("stats")}
+        for listed in ("weapons", "magic"):
+            if inline.get(listed):
+                record[listed] = inline[listed]
+            inline.pop(listed, None)
+        record.update({k: v for k, v in inline.items() if k != "kind"})
+    record["name"] = request.name
+    return record
+
+
+def _as_sheet_line(item: str) -> str:
+    # "str 2", "tough 2", "named" and "weapon blaster, ranged, 2d6" as sheet lines.
+    key, _, value = item.partition(" ")
+    if key.casefold() == "named" and not value:
+        value = "yes"
+    return f"{key}: {value}"
+
+
+def resolve_npc(request: CreateNpc, context: Context, dice: DiceSource) -> Resolution:
+    if request.name in context.roster:
+        raise RuleViolation(f"{request.name} already exists; choose another name.")
+    character = character_from_record(_npc_record(request, context))
+    low, high = 1, len(LADDER)  # points index the ladder of dice
+    absurd = [f"{s.value} {p}" for s, p in character.stats.items() if not low <= p <= high]
+    if absurd:
+        raise RuleViolation(
+            f"{character.name} cannot enter play with {', '.join(absurd)} points; a stat "
+            f"has {low} to {high} points (d4 to d20)."
+        )
+    context.roster.add(character, None, approved=True)
+    return Resolution("npc", NpcResult(character, request.template))
+
+
+def resolve_wounds(request: AdjustWounds, context: Context, dice: DiceSource) -> Resolution:
+    before = context.roster.find(request.name)
+    if request.change is None:
+        after = heal(before)
+    elif request.change > 0:
+        after = apply_wounds(before, request.change, context.rules)
+    else:
+        after = heal(before, -request.change)
+    context.roster.update(after)
+    change = change_of(before, after, context.rules)
+    return Resolution("wounds", change, changes=(change,))
+
+
+def _vehicle_rules(context: Context) -> VehicleRules:
+    if not isinstance(context.rules, VehicleRules):
+        raise RuleViolation("This campaign has no scale table, so vehicles cannot roll.")
+    return context.rules
+
+
+def _state_word(
+    c: Character | Crewed,
+    rules: VehicleRules,
+) -> str:
+    if isinstance(c, Character):
+        return state_of(c).value
+    return vehicle_state(c.vehicle, rules).value
+
+
+def _wounds(c: Character | Crewed) -> int:
+    return c.wounds if isinstance(c, Character) else c.vehicle.wounds
+
+
+def require_combatant(context: Context, name: str, doing: str) -> Character | Crewed:
+    """A character or a craft the author may act for: its owner, its pilot's player, or a GM."""
+    if not fleet(context).is_vehicle(name):
+        return require_control(context, name, doing)
+    crewed = fleet(context).combatant(name)
+    assert isinstance(crewed, Crewed)
+    record = fleet(context).vehicle_record(name)
+    if not record.get("approved"):
+        raise Forbidden(f"{crewed.name} is not approved yet and may not {doing}.")
+    if context.by_gm:
+        return crewed
+    players = {str(record.get("owner") or "").casefold()}
+    if crewed.pilot is not None:
+        players.add(str(context.roster.record(crewed.pilot.name).get("owner") or "").casefold())
+    if context.post.author.casefold() not in players - {""}:
+        if record.get("owner"):
+            whose = f"belongs to u/{record['owner']}"
+        elif crewed.pilot is not None:
+            pilot_owner = context.roster.record(crewed.pilot.name).get("owner")
+            whose = f"is flown by {crewed.pilot.name}" + (
+                f", played by u/{pilot_owner}" if pilot_owner else ", a GM's character"
+            )
+        else:
+            whose = "is a GM's craft"
+        raise Forbidden(
+            f"{crewed.name} {whose}; only its owner, its pilot's player or a GM may {doing} for it."
+        )
+    return crewed
+
+
+def resolve_vehicle_stat(request: VehicleStat, context: Context, dice: DiceSource) -> Resolution:
+    rules = _vehicle_rules(context)
+    crewed = require_combatant(context, request.vehicle, "roll")
+    if not isinstance(crewed, Crewed):
+        raise RuleViolation(
+            f"{crewed.name} is a character; roll a character's stats with "
+            f"[[roll {crewed.name} agility]]."
+        )
+    against = fleet(context).combatant(request.against) if request.against else None
+    parameter = parse_param(request.parameter, crewed.vehicle.craft)
+    result = stat_roll(crewed, parameter, rules, dice, against=against, modifier=request.modifier)
+    return Resolution("vehicle_stat", result, result.chance)
+
+
+def resolve_vehicle_initiative(
+    request: RollInitiative, context: Context, dice: DiceSource
+) -> Resolution:
+    combatants = [require_combatant(context, name, "roll initiative") for name in request.names]
+    result = craft_initiative(_each_once(combatants), _vehicle_rules(context), dice)
+    _keep_order(context, result.groups)
+    return Resolution("vehicle_initiative", result)
+
+
+def resolve_vehicle_attack(request: Attack, context: Context, dice: DiceSource) -> Resolution:
+    rules = _vehicle_rules(context)
+    attacker = require_combatant(context, request.attacker, "attack")
+    target = fleet(context).combatant(request.target)
+    kind = AttackKind.RANGED if request.verb == "shoot" else AttackKind.MELEE
+    if isinstance(attacker, Character):
+        weapon = _weapon(attacker, request.weapon)
+    else:  # a craft has only its Weapon power; a named weapon is refused by the rules
+        named = request.weapon
+        weapon = Weapon(named, WeaponKind.RANGED) if named else None
+    result = craft_attack(
+        kind,
+        attacker,
+        target,
+        rules,
+        dice,
+        weapon=weapon,
+        location=Location(request.location.split()[-1]),
+        aware=not request.unaware,
+        subdue=request.subdue,
+        modifier=request.modifier,
+        environment=request.environment,
+    )
+    changes: tuple[Change, ...] = ()
+    before, after = result.target_before, result.target_after
+    if after != before:
+        if isinstance(after, Crewed):
+            fleet(context).update_vehicle(after.vehicle)
+        else:
+            context.roster.update(after)
+        changes = (
+            Change(
+                after.name,
+                _wounds(before),
+                _wounds(after),
+                _state_word(before, rules),
+                _state_word(after, rules),
+                -wound_penalty(after, rules) if isinstance(after, Character) else 0,
+            ),
+        )
+    return Resolution("vehicle_attack", result, result.hit_chance, changes)

@@ -1,0 +1,241 @@
+"""The system conformance kit: one call that any dice system, built-in or third-party, runs.
+
+In a system's tests (``tmp_path`` is pytest's)::
+
+    from referee.testing.conformance import check_system
+    from my_package.system import SYSTEM
+
+    def test_my_system_conforms(tmp_path):
+        check_system(SYSTEM, tmp_path)
+
+:func:`check_system` raises ``AssertionError`` listing every problem it found (or
+returns the :class:`Conformance` it measured). It checks, against the
+:class:`~referee.system.System` interface:
+
+* **identity**: a name, a version, a one-line description and the seed it implements;
+* **verbs**: each has a form, a one-line help and an example; the example parses to
+  that verb and resolves (as the GM, with seeded dice) in the system's example
+  campaign; a GM-only verb is refused to a player, saying so;
+* **odds**: every :class:`~referee.system.OddsCase` sums to exactly 1, and ``rolls``
+  seeded samples (100,000 by default) land on its outcomes as often as it says
+  (chi-square p-value above ``alpha``; an outcome it calls impossible fails at once);
+* **rulings**: every ruling has a default, ``[rulings]`` empty gives the defaults,
+  and an unknown key is refused with a ``ConfigError`` naming the known rulings;
+* **hostile tags**: every verb followed by junk (nothing, symbols, invisible
+  characters, huge numbers, unknown names, a wall of text) yields a problem for the
+  player (a ``UserError``), never a traceback.
+
+Needs scipy (the ``test`` extra), like :mod:`referee.testing.odds`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ..campaign import Campaign
+from ..dice import SeededDice
+from ..errors import ConfigError, Forbidden, UserError
+from ..resolve import verbs_for
+from ..system import System, Verb, rulings_defaults
+from ..tags import ParseContext, read_tag
+from .campaign import make_campaign
+from .odds import chi_square_p
+from .resolving import resolve_tag, tag_context
+
+# What follows a verb in the hostile-tag check: each must give a problem, never a crash.
+HOSTILE_TAILS = (
+    "",
+    "???",
+    "-> ->",
+    "Nobody At All",
+    "Nobody -> Nobody",
+    "99999999999999999999",
+    "-99999999999999999999",
+    "d0",
+    "\u200b\u200b",
+    "\u202e\u2066 -> \ufeff",
+    "³ ① ٣",
+    "x" * 3000,
+    ", , , ,",
+    ": : :",
+    "with with with",
+    "+ + +",
+)
+
+
+@dataclass
+class Conformance:
+    """What the kit measured; ``problems`` is empty when the system conforms."""
+
+    system: str
+    problems: list[str] = field(default_factory=list)
+    p_values: dict[str, float] = field(default_factory=dict)  # odds case -> chi-square p
+    examples: dict[str, str] = field(default_factory=dict)  # verb -> the verdict kind
+
+
+def check_system(
+    system: System, folder: Path, *, rolls: int = 100_000, alpha: float = 1e-4, seed: int = 2024
+) -> Conformance:
+    """Run every check on ``system`` in a throw-away campaign under ``folder``.
+
+    Raises AssertionError listing every problem; returns the measurements otherwise.
+    ``alpha`` is the chi-square threshold: with a fixed ``seed`` the test is
+    deterministic, and 1e-4 keeps a correct system from failing by bad luck.
+    """
+    report = Conformance(getattr(system, "name", "?"))
+    _identity(system, report)
+    _rulings(system, report)
+    _verbs(system, folder, report, seed)
+    _odds(system, report, rolls, alpha, seed)
+    if report.problems:
+        raise AssertionError(
+            f"The system {report.system!r} does not conform:\n- " + "\n- ".join(report.problems)
+        )
+    return report
+
+
+def _identity(system: System, report: Conformance) -> None:
+    for member in ("name", "version", "description", "seed"):
+        value = getattr(system, member, None)
+        if not isinstance(value, str) or not value.strip():
+            report.problems.append(f"{member} must be a non-empty string, not {value!r}.")
+    members = [*System.__annotations__, *(m for m in vars(System) if not m.startswith("_"))]
+    missing = sorted({member for member in members if not hasattr(system, member)})
+    if missing:
+        report.problems.append(f"it lacks members of referee.system.System: {missing}.")
+
+
+def _rulings(system: System, report: Conformance) -> None:
+    try:
+        defaults = rulings_defaults(system.rulings_type)
+    except TypeError as error:
+        report.problems.append(f"rulings: {error}.")
+        return
+    try:
+        if system.read_rulings({}) != system.rulings_type(**defaults):
+            report.problems.append("rulings: an empty [rulings] does not give the defaults.")
+    except ConfigError as error:
+        report.problems.append(f"rulings: an empty [rulings] is refused: {error.message}")
+    try:
+        system.read_rulings({"no_such_ruling_xyz": 1})
+    except ConfigError as error:
+        if defaults and not any(name in error.message for name in defaults):
+            report.problems.append(
+                f"rulings: the refusal of an unknown key names no known ruling: {error.message}"
+            )
+    else:
+        report.problems.append("rulings: an unknown key in [rulings] is accepted.")
+
+
+def _verbs(system: System, folder: Path, report: Conformance, seed: int) -> None:
+    example = system.example_campaign()
+    records = dict(example.records)
+    sheets = [
+        {**sheet, "owner": example.player if sheet.get("kind", "pc") == "pc" else None}
+        for sheet in records.pop("characters", ())
+    ]
+    campaign = make_campaign(
+        folder,
+        sheets,
+        rulings=example.rulings,
+        gms=(example.gm,),
+        system=system.name,
+        records=records,
+    )
+    try:
+        table = verbs_for(system)
+        for verb in system.verbs:
+            for member in ("form", "help", "example"):
+                if not getattr(verb, member, "").strip():
+                    report.problems.append(f"verb {verb.name}: no {member}.")
+            found, _ = _parse(verb.example, table)
+            if found is None or found.name != verb.name:
+                report.problems.append(
+                    f"verb {verb.name}: its example [[{verb.example}]] is not read as {verb.name}."
+                )
+                continue
+            try:
+                resolution = resolve_tag(
+                    tag_context(campaign, example.gm), verb.example, SeededDice(seed)
+                )
+                report.examples[verb.name] = resolution.kind
+            except UserError as error:
+                report.problems.append(
+                    f"verb {verb.name}: its example [[{verb.example}]] does not resolve: "
+                    f"{error.message}"
+                )
+            except Exception as error:  # a crash is exactly what the kit reports
+                report.problems.append(
+                    f"verb {verb.name}: its example [[{verb.example}]] raised "
+                    f"{type(error).__name__}: {error}"
+                )
+            if verb.gm_only:
+                _gm_only(verb.name, verb.example, campaign, example.player, seed, report)
+            _hostile(verb.name, campaign, example.gm, seed, report)
+    finally:
+        campaign.close()
+
+
+def _parse(text: str, table: Mapping[str, Verb]) -> tuple[Verb | None, Any]:
+    try:
+        return read_tag(text, ParseContext(), table)
+    except UserError:
+        return None, None
+
+
+def _gm_only(
+    name: str, example: str, campaign: Campaign, player: str, seed: int, report: Conformance
+) -> None:
+    try:
+        resolve_tag(tag_context(campaign, player), example, SeededDice(seed))
+    except Forbidden as error:
+        if "GM" not in error.message:
+            report.problems.append(f"verb {name}: a player's refusal does not say a GM may.")
+        return
+    except UserError:
+        return  # refused for another reason (the player's view of names): still refused
+    report.problems.append(f"verb {name} is GM-only, but a player's [[{example}]] resolved.")
+
+
+def _hostile(name: str, campaign: Campaign, gm: str, seed: int, report: Conformance) -> None:
+    for tail in HOSTILE_TAILS:
+        text = f"{name} {tail}".strip()
+        try:
+            resolve_tag(tag_context(campaign, gm), text, SeededDice(seed))
+        except UserError:
+            continue
+        except Exception as error:  # the kit's whole point: no traceback for a bad tag
+            report.problems.append(
+                f"verb {name}: [[{text[:60]}]] raised {type(error).__name__}: {error}"
+            )
+
+
+def _odds(system: System, report: Conformance, rolls: int, alpha: float, seed: int) -> None:
+    cases = list(system.odds_cases())
+    if not cases:
+        report.problems.append("odds: the system declares no odds cases.")
+    for number, case in enumerate(cases):
+        total = sum(case.distribution.values(), Fraction(0))
+        if total != 1:
+            report.problems.append(f"odds {case.name}: the chances sum to {total}, not 1.")
+            continue
+        dice = SeededDice(f"{seed}:{number}")
+        observed = Counter(case.sample(dice) for _ in range(rolls))
+        impossible = set(observed) - set(case.distribution)
+        if impossible:
+            shown = ", ".join(map(repr, sorted(impossible, key=repr)[:5]))
+            report.problems.append(
+                f"odds {case.name}: outcomes it calls impossible came up: {shown}."
+            )
+            continue
+        p = chi_square_p(observed, case.distribution, rolls)
+        report.p_values[case.name] = p
+        if p < alpha:
+            report.problems.append(
+                f"odds {case.name}: {rolls:,} rolls do not match the exact chances (p = {p:.2g})."
+            )

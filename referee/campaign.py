@@ -380,7 +380,7 @@ class Campaign:
             raise
         # The rules, the sheets and the index live as long as the run: move them out of
         # the cyclic collector's sight, so its full passes scan only what a post makes.
-        gc.collect()
+        # (No collection first: loading made no garbage worth the pass over every sheet.)
         gc.freeze()
 
     @classmethod

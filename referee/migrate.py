@@ -45,7 +45,9 @@ def migrate(
     lines = [orjson.dumps(row) + b"\n" for row in _ledger_rows(raw.get(LEDGER_TABLE, {}))]
     for _, doc in _by_doc_id(raw.get(POSTS_TABLE, {})):
         record = {key: value for key, value in doc.items() if key != KEY_FIELD}
-        lines.append(_put_line(POSTS_TABLE, str(doc.get(KEY_FIELD)), orjson.dumps(record)))
+        lines.append(
+            b"".join(_put_line(POSTS_TABLE, str(doc.get(KEY_FIELD)), orjson.dumps(record)))
+        )
     backup = keep_copy(path)
     for stale in (journal_path, index_path):
         if stale.exists():  # a conversion cut short before: keep it, never overwrite

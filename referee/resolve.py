@@ -70,11 +70,14 @@ class Roster:
         self._parsed = {}
         # First words and misspellings found at a cost that does not grow with the roster.
         self._index = NameIndex(self._records)
+        self._names: frozenset[str] | None = None  # made when first asked, kept until a change
 
     @property
     def known_names(self) -> frozenset[str]:
         """Every character's name, casefolded (for splitting names out of tags)."""
-        return frozenset(self._records)
+        if self._names is None:
+            self._names = frozenset(self._records)
+        return self._names
 
     def __contains__(self, name: str) -> bool:
         return character_key(name) in self._records
@@ -86,6 +89,7 @@ class Roster:
         self._records[key] = record
         self._parsed[key] = character
         self._index.add(key)
+        self._names = None
         self._table.put(key, record)
 
     def record(self, name: str) -> dict[str, Any]:

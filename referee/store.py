@@ -71,7 +71,7 @@ CHECKPOINT_BYTES = 32 << 20  # journal bytes after which a flush also checkpoint
 _CACHED_POSTS = 512  # post records kept in memory after they are written
 
 Record = dict[str, Any]
-Emit = Callable[[bytes], int]  # adds a line to the store's batch; its offset in the batch
+Emit = Callable[..., int]  # adds a line (in pieces) to the store's batch; its offset there
 
 
 class Table(Protocol):
@@ -115,12 +115,10 @@ def _json(value: Any) -> bytes:
         raise TypeError(f"the store cannot write this record: {exc}") from None
 
 
-def _put_line(table: str, key: str, value: bytes) -> bytes:
-    return b'{"op":"put","table":%b,"key":%b,"value":%b}\n' % (
-        orjson.dumps(table),
-        orjson.dumps(key),
-        value,
-    )
+def _put_line(table: str, key: str, value: bytes) -> tuple[bytes, bytes, bytes]:
+    """A put line in three pieces, so the record's bytes are not copied into it."""
+    head = b'{"op":"put","table":%b,"key":%b,"value":' % (orjson.dumps(table), orjson.dumps(key))
+    return head, value, b"}\n"
 
 
 def _delete_line(table: str, key: str) -> bytes:
@@ -189,7 +187,7 @@ class KeyedTable:
             self._undo.append((key, previous, key in self._changed))
         self._set(key, doc)
         if self._emit is not None:
-            self._emit(_put_line(self.name, key, value))
+            self._emit(*_put_line(self.name, key, value))
 
     def delete(self, key: str) -> bool:
         """Remove the record under ``key``; return whether there was one."""
@@ -352,7 +350,7 @@ class PostTable:
         if value == self._value(key):
             return
         self._remember_undo(key)
-        self._unflushed[key] = (self._emit(_put_line(self.name, key, value)), value)
+        self._unflushed[key] = (self._emit(*_put_line(self.name, key, value)), value)
 
     def _remember_undo(self, key: str) -> None:
         if self._undo is not None:
@@ -516,8 +514,9 @@ class Store:
         self.index_path = self.path.with_name(self.path.stem + ".index")
         self._lock = _lock(self.path)
         self._closed = False
-        self._batch: list[bytes] = []
+        self._batch: list[bytes] = []  # the lines of the next flush, in pieces
         self._batch_size = 0
+        self._batch_lines = 0
         self._tables: dict[str, KeyedTable] = {}
         self._savepoint: Callable[[], None] | None = None  # undoes it, while one is open
         try:
@@ -607,10 +606,11 @@ class Store:
 
     # -- writing -------------------------------------------------------------------
 
-    def _emit(self, line: bytes) -> int:
+    def _emit(self, *pieces: bytes) -> int:
         offset = self._batch_size
-        self._batch.append(line)
-        self._batch_size += len(line)
+        self._batch.extend(pieces)
+        self._batch_size += sum(map(len, pieces))
+        self._batch_lines += 1
         return offset
 
     def table(self, name: str) -> Table:
@@ -668,14 +668,14 @@ class Store:
 
     def _rewinder(self) -> Callable[[], None]:
         """A function that puts the batch, the ledger and the posts back as they are now."""
-        lines, size = len(self._batch), self._batch_size
+        pieces, size, lines = len(self._batch), self._batch_size, self._batch_lines
         ledger, posts = self.ledger, self.posts
         last_hash, rows, unflushed = ledger.last_hash, len(ledger), len(ledger._unflushed)
         posts._undo = []
 
         def rewind() -> None:
-            del self._batch[lines:]
-            self._batch_size = size
+            del self._batch[pieces:]
+            self._batch_size, self._batch_lines = size, lines
             ledger.last_hash, ledger._rows = last_hash, rows
             del ledger._unflushed[unflushed:]
             posts._rewind()
@@ -696,16 +696,23 @@ class Store:
             raise RuntimeError("flush after the savepoint closes: it could not be undone")
         if not self._batch:
             return False
-        data = b"".join(self._batch)
-        commit = commit_line(
-            len(self._batch), hashlib.sha256(data).hexdigest(), self.position.commit
-        )
-        start = self.journal.append(data + orjson.dumps(commit) + b"\n", sync=sync)
-        self.position = Position(self.journal.size, start + len(data), commit["hash"])
+        digest = hashlib.sha256()
+        for piece in self._batch:
+            digest.update(piece)
+        commit = commit_line(self._batch_lines, digest.hexdigest(), self.position.commit)
+        commit_bytes = orjson.dumps(commit) + b"\n"
+        self._batch.append(commit_bytes)  # one join, one write
+        try:
+            start = self.journal.append(b"".join(self._batch), sync=sync)
+        finally:
+            self._batch.pop()
+        end = start + self._batch_size + len(commit_bytes)
+        self.position = Position(end, end - len(commit_bytes), commit["hash"])
         self.posts._flushed(start)
         self.ledger._unflushed.clear()
         self._batch.clear()
         self._batch_size = 0
+        self._batch_lines = 0
         behind = self.position.offset - min(p.offset for p in self._checkpointed)
         if behind > CHECKPOINT_BYTES:
             self.checkpoint()

@@ -25,7 +25,7 @@ What a system provides (each member of :class:`System` says what it is for):
   character value, GM amendments, and how the character is stored (a JSON record);
 * **its rulings**: a frozen dataclass of options with defaults, read from the
   campaign's ``[rulings]`` table; unknown keys are refused listing the known ones
-  (:func:`rulings_from_mapping` does this for any such dataclass);
+  (:func:`referee.systems.options.read_options` does this for any such dataclass);
 * **its rules value**: :meth:`System.load_rules` builds it once per campaign from the
   rulings and the campaign's files (race tables, scale tables...);
 * **its state**: the system names the store tables it owns (``tables``); a verb reads
@@ -56,12 +56,10 @@ fixed order the system documents, so ``referee roll TAG --dice 3,8,7,10`` and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from dataclasses import MISSING, dataclass, field, fields
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
-
-from .errors import ConfigError
 
 if TYPE_CHECKING:  # the core's context and store: only types here, no import cycle
     from .dice import DiceSource
@@ -179,7 +177,8 @@ class System(Protocol):
     def read_rulings(self, table: Mapping[str, Any]) -> Any:
         """``[rulings]`` -> the rulings value; ConfigError naming unknown keys and the known.
 
-        :func:`rulings_from_mapping` does this for any frozen dataclass.
+        :func:`referee.systems.options.read_options` does this for any frozen dataclass
+        whose defaults are Enums, bools, ints (with a ``range``) or tuples of strings.
         """
         ...
 
@@ -241,38 +240,6 @@ class ExampleCampaign:
     rulings: Mapping[str, Any] = field(default_factory=dict)
     player: str = "player"  # owns every "pc" sheet, so player verbs are tried as a player
     gm: str = "gm"
-
-
-def rulings_from_mapping(rulings_type: type, table: Mapping[str, Any], where: str = "") -> Any:
-    """A rulings dataclass from a ``[rulings]`` table; unknown keys refused with the known ones.
-
-    Values are checked by the dataclass itself (``__post_init__`` raising ConfigError or
-    ValueError); this function only refuses keys it does not know.
-
-    >>> from dataclasses import dataclass
-    >>> @dataclass(frozen=True)
-    ... class Example:
-    ...     ties: str = "defender"
-    >>> rulings_from_mapping(Example, {}).ties
-    'defender'
-    >>> rulings_from_mapping(Example, {"tie": "attacker"})
-    Traceback (most recent call last):
-    ...
-    referee.errors.ConfigError: Unknown ruling 'tie' in [rulings]. Known rulings: ties.
-    """
-    if not is_dataclass(rulings_type):
-        raise TypeError("a system's rulings_type must be a dataclass")
-    known = [f.name for f in fields(rulings_type)]
-    unknown = [key for key in table if key not in known]
-    if unknown:
-        raise ConfigError(
-            f"Unknown ruling {', '.join(repr(key) for key in unknown)} in [rulings]{where}. "
-            f"Known rulings: {', '.join(known)}."
-        )
-    try:
-        return rulings_type(**table)
-    except (TypeError, ValueError) as error:
-        raise ConfigError(f"[rulings]{where}: {error}") from error
 
 
 def rulings_defaults(rulings_type: type) -> dict[str, Any]:

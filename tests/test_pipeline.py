@@ -186,3 +186,33 @@ def test_a_reply_never_holds_a_tag_whatever_the_post_says(words):
             )
             outcome = Referee(campaign).referee(_post(body))
     assert () == find_tags(outcome.text).tags
+
+
+def test_a_tag_that_fails_after_writing_leaves_no_half_change(open_campaign, monkeypatch):
+    """An attack that wounds its target and then crashes is undone: the target is unhurt."""
+    from referee.dice import FixedDice
+    from referee.pipeline import INTERNAL_PROBLEM, Session, verdict_for
+    from referee.systems.stepped import handlers
+    from referee.tags import ParseContext, Tag
+
+    campaign = open_campaign(SHEETS)
+    context = Session(campaign, ["kara"]).context(_post(""))
+
+    def crash(*args):
+        raise RuntimeError("a bug after the wound was written")
+
+    monkeypatch.setattr(handlers, "change_of", crash)
+    # Unaware: an automatic hit; damage 6+6 (wild 1) against a soak of 1 wounds.
+    verdict = verdict_for(
+        Tag(0, "shoot Kara -> Trooper 1 unaware"),
+        "rid",
+        context,
+        ParseContext(context.known_names),
+        FixedDice([6, 6, 1, 1]),
+    )
+    stored = campaign.store.table("characters").get("trooper 1")["sheet"]
+    assert (INTERNAL_PROBLEM, 0, 0) == (
+        verdict.problem,
+        stored.get("wounds", 0),
+        context.roster.find("Trooper 1").wounds,
+    )

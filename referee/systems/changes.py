@@ -6,7 +6,10 @@ them with :func:`apply_changes`, which also checks that each ``before`` still ho
 so a change computed against stale state is caught instead of written.
 
 Also here: :func:`find_name`, how every engine matches a name a player typed
-(any case; a unique beginning is enough).
+(any case; a unique beginning is enough; a typo gets a suggestion).
+
+Not to be confused with :mod:`referee.changes`, the store's undo log of one tag: a
+:class:`Change` here is a rules engine's statement of what should be written.
 
 >>> from dataclasses import dataclass
 >>> @dataclass(frozen=True)
@@ -23,6 +26,7 @@ from dataclasses import dataclass, fields, replace
 from typing import TypeVar
 
 from referee.errors import UnknownName
+from referee.names import NameIndex, name_key
 
 T = TypeVar("T")
 
@@ -77,7 +81,9 @@ def changes_between(subject: str, name: str, before: object, after: object) -> t
 def find_name(typed: str, names: Sequence[str], what: str, plural: str = "") -> str:
     """The one name of ``names`` that ``typed`` means: equal, or the only one it begins.
 
-    ``what`` names one of them in a refusal, ``plural`` all of them (``what`` + "s").
+    Names compare as :func:`referee.names.name_key` folds them; a typo gets the
+    campaign's closest names as a suggestion. ``what`` names one of them in a refusal,
+    ``plural`` all of them (``what`` + "s").
 
     >>> find_name("dex", ["dexterity", "dodge"], "trait")
     'dexterity'
@@ -85,16 +91,24 @@ def find_name(typed: str, names: Sequence[str], what: str, plural: str = "") -> 
     Traceback (most recent call last):
     ...
     referee.errors.UnknownName: 'd' could be dexterity or dodge: write more of the trait.
+    >>> find_name("dexterty", ["dexterity", "dodge"], "trait")
+    Traceback (most recent call last):
+    ...
+    referee.errors.UnknownName: 'dexterty' is not a trait: did you mean dexterity? \
+The traits are dexterity, dodge.
     """
-    key = typed.strip().casefold()
-    exact = [name for name in names if name.casefold() == key]
+    key = name_key(typed)
+    exact = [name for name in names if name_key(name) == key]
     if exact:
         return exact[0]
-    matches = [name for name in names if key and name.casefold().startswith(key)]
+    matches = [name for name in names if key and name_key(name).startswith(key)]
     if len(matches) == 1:
         return matches[0]
     if matches:
         shown = ", ".join(matches[:-1]) + f" or {matches[-1]}"
         raise UnknownName(f"'{typed}' could be {shown}: write more of the {what}.")
+    by_key = {name_key(name): name for name in names}
+    guesses = [by_key[guess] for guess in NameIndex(names).suggest(key) if guess in by_key]
+    hint = f": did you mean {' or '.join(guesses)}? The" if guesses else "; the"
     known = ", ".join(names)
-    raise UnknownName(f"'{typed}' is not a {what}; the {plural or what + 's'} are {known}.")
+    raise UnknownName(f"'{typed}' is not a {what}{hint} {plural or what + 's'} are {known}.")

@@ -10,6 +10,9 @@ table, converting each value by the type of its default:
 * a ``tuple`` of strings takes a list of non-empty strings, with as many entries as
   ``metadata={"length": (low, high)}`` allows.
 
+The dataclass calls :func:`coerce_options` from its ``__post_init__``, so it holds the
+same values however it is built.
+
 Every bad key and every bad value is reported at once, and an unknown key lists the
 known ones, so a GM fixes config.toml in one go.
 
@@ -29,7 +32,7 @@ referee.errors.ConfigError: The demo rulings in config.toml have 1 problem:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import Field, fields
+from dataclasses import MISSING, Field, fields
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -65,6 +68,31 @@ def _convert(default: object, value: object, field: Field[Any]) -> object:
             raise ValueError(f"allowed values are lists of {low} to {high} non-empty strings")
         return tuple(item.strip() for item in value)
     raise TypeError(f"a ruling's default must be an Enum, bool, int or tuple, not {default!r}")
+
+
+def _default_of(field: Field[Any]) -> object:
+    if field.default_factory is not MISSING:
+        return field.default_factory()
+    return field.default
+
+
+def coerce_options(options: object) -> None:
+    """Convert every field of a frozen options value by its default's type, in place.
+
+    Called from the dataclass's ``__post_init__``, so a value built directly (as the
+    core's :func:`referee.system.rulings_from_mapping` does, from plain TOML values)
+    holds enum members and tuples like one built by :func:`read_options`. Raises
+    ValueError naming every bad value.
+    """
+    problems: list[str] = []
+    for field in fields(options):  # type: ignore[arg-type]
+        value = getattr(options, field.name)
+        try:
+            object.__setattr__(options, field.name, _convert(_default_of(field), value, field))
+        except ValueError as error:
+            problems.append(f"{field.name} = {value!r}: {error}")
+    if problems:
+        raise ValueError("; ".join(problems))
 
 
 def read_options(cls: type[T], mapping: object, system: str) -> T:

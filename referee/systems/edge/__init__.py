@@ -10,8 +10,8 @@ The package, by topic:
 * :mod:`~referee.systems.edge.sheet`: stat and counter lists, sheets, per-character state;
 * :mod:`~referee.systems.edge.bands`: the bands and when a policy spends the advantage;
 * :mod:`~referee.systems.edge.moves`: rolling a move, both readings, R-39 "ask";
-* :mod:`~referee.systems.edge.advantage`: lowering, raising, setting and resetting the
-  advantage, the policy and counters (GM verbs refuse players with the reason);
+* :mod:`~referee.systems.edge.verbs`: lowering, raising, setting and resetting the
+  advantage, the policy, stats and counters (GM verbs refuse players with the reason);
 * :mod:`~referee.systems.edge.odds`: the exact odds of each band.
 
 Every function is pure: randomness comes in as a :class:`~referee.dice.DiceSource`

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from referee.systems.options import options_mapping, read_options
+from referee.systems.options import coerce_options, options_mapping, read_options
 
 
 class EdgeRaise(str, Enum):
@@ -47,6 +47,9 @@ class EdgeRulings:
     edge_use: EdgeUse = EdgeUse.POLICY
     # Added: the policy a new character starts with (R-39 names `up` as the default).
     default_policy: Policy = Policy.UP
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
 
     @classmethod
     def from_mapping(cls, mapping: object) -> EdgeRulings:

@@ -11,6 +11,7 @@ The package, by topic:
 * :mod:`~referee.systems.pool.rolls`: building and rolling a pool, multiple actions;
 * :mod:`~referee.systems.pool.contests`: extended tasks, teamwork, resisted rolls and
   resisted + extended contests, sessions (the free botch);
+* :mod:`~referee.systems.pool.edits`: the GM's edits of traits, Willpower points, counters;
 * :mod:`~referee.systems.pool.odds`: the exact distribution of net successes.
 
 Every function is pure: randomness comes in as a :class:`~referee.dice.DiceSource`,

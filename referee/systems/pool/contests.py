@@ -214,7 +214,9 @@ def _after_botch(task: Task, member: str, rulings: PoolRulings) -> tuple[Task, T
     if task.teamwork and rulings.team_botch is TeamBotch.OWN:
         lost = task.contributions.get(member, 0)
         contributions = {**task.contributions, member: 0}
-        return replace(task, tally=task.tally - lost, contributions=contributions), TaskEvent.RESET
+        return replace(
+            task, tally=max(task.tally - lost, 0), contributions=contributions
+        ), TaskEvent.RESET
     contributions = dict.fromkeys(task.contributions, 0)
     return replace(task, tally=0, contributions=contributions), TaskEvent.RESET
 

@@ -35,7 +35,7 @@ from referee.errors import RuleViolation, TagError, UserError
 from referee.limits import DEFAULT_LIMITS, Limits
 from referee.systems.changes import Change, apply_changes, find_name
 from referee.systems.pool import odds
-from referee.systems.pool.rulings import EmptyPool, OverTen, PoolRulings
+from referee.systems.pool.rulings import EmptyAction, EmptyPool, OverTen, PoolRulings
 from referee.systems.pool.sheet import Kind, Sheet, State, TraitLists
 
 FACES = 10
@@ -171,8 +171,14 @@ class RollVerdict:
 class ActionsVerdict:
     """Several actions declared in one turn, resolved in order."""
 
-    rolls: tuple[PoolRoll, ...]
+    rolls: tuple[PoolRoll, ...]  # the actions taken, in the order declared
     changes: tuple[Change, ...] = ()
+    taken: tuple[int, ...] = ()  # the declared number (from 1) of each roll
+    skipped: tuple[tuple[int, str], ...] = ()  # (number, why) of actions left without dice
+
+
+class EmptyPoolError(RuleViolation):
+    """An action whose pool comes to no dice (R-34)."""
 
 
 _PLURALS = {Kind.ATTRIBUTE: "Attributes", Kind.ABILITY: "Abilities"}
@@ -278,7 +284,7 @@ def plan_roll(request: RollRequest, actor: Actor | None, table: Table, penalty: 
             "(ruling pool_over_10 = refuse)."
         )
     if dice <= 0 and (penalty or rulings.empty_pool is EmptyPool.REFUSE):
-        raise RuleViolation(
+        raise EmptyPoolError(
             f"The pool comes to {dice} dice ({_pool_sum(traits, base, spec.modifier, penalty)}): "
             "an action needs at least one die."
         )
@@ -414,9 +420,11 @@ def resolve_actions(
 ) -> ActionsVerdict:
     """Several actions of one roller in one turn; all are refused if any cannot be taken.
 
-    Every pool is planned before a die falls, so a declaration that leaves an action
-    without dice (or spends two Willpower points) is refused whole, with every
-    problem, and the player can declare again.
+    Every pool is planned before a die falls, so a declaration with a problem (two
+    Willpower points, an unknown trait, an action left without dice) is refused whole,
+    with every problem, and the player can declare again. Under R-34's
+    ``empty_action = "skip"`` an action left without dice is instead reported as not
+    taken, and the others roll with the penalties of the declaration as made.
     """
     if not requests:
         raise TagError("Declare at least one action.", POOL_USAGE)
@@ -424,22 +432,29 @@ def resolve_actions(
         raise RuleViolation(f"At most {table.limits.max_terms} actions in one declaration.")
     if sum(r.willpower for r in requests) > 1:
         raise RuleViolation("At most one Willpower point a turn: put `willpower` on one action.")
-    problems: list[str] = []
-    plans: list[Plan] = []
+    problems: list[tuple[int, str]] = []
+    skipped: list[tuple[int, str]] = []
+    planned: list[tuple[int, RollRequest, Plan]] = []
+    skip = table.rulings.empty_action is EmptyAction.SKIP
     for number, (request, penalty) in enumerate(
         zip(requests, action_penalties(requests), strict=True), 1
     ):
         try:
-            plans.append(plan_roll(request, actor, table, penalty))
+            planned.append((number, request, plan_roll(request, actor, table, penalty)))
+        except EmptyPoolError as error:
+            (skipped if skip else problems).append((number, error.message))
         except UserError as error:
-            problems.append(f"action {number}: {error.message}")
-    if sum(plan.dice for plan in plans) > table.limits.max_dice:
-        problems.append(f"at most {table.limits.max_dice} dice in one declaration.")
-    if problems:
-        raise RuleViolation("\n".join(["These actions cannot all be taken:", *problems]))
+            problems.append((number, error.message))
+    reasons = [f"action {number}: {why}" for number, why in problems]
+    if sum(plan.dice for _, _, plan in planned) > table.limits.max_dice:
+        reasons.append(f"at most {table.limits.max_dice} dice in one declaration.")
+    if not planned and not reasons:
+        reasons.append("no action is left with a die to roll.")
+    if reasons:
+        raise RuleViolation("\n".join(["These actions cannot all be taken:", *reasons]))
     rolls: list[PoolRoll] = []
     changes: list[Change] = []
-    for request, plan in zip(requests, plans, strict=True):
+    for _, request, plan in planned:
         if actor is not None:  # an earlier action may have spent the free botch
             plan = replace(plan, free_botch=plan.free_botch and not actor.state.free_botch_used)
         roll = roll_plan(plan, table.rulings, dice)
@@ -449,4 +464,5 @@ def resolve_actions(
             actor = replace(actor, state=state)
         rolls.append(roll)
         changes.extend(step)
-    return ActionsVerdict(tuple(rolls), tuple(changes))
+    taken = tuple(number for number, _, _ in planned)
+    return ActionsVerdict(tuple(rolls), tuple(changes), taken, tuple(skipped))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from referee.systems.options import options_mapping, read_options
+from referee.systems.options import coerce_options, options_mapping, read_options
 
 
 class OverTen(str, Enum):
@@ -30,6 +30,13 @@ class EmptyPool(str, Enum):
 
     REFUSE = "refuse"  # cannot be attempted, like one of several actions
     FAIL = "fail"  # attempted with no dice: a plain failure (never a botch)
+
+
+class EmptyAction(str, Enum):
+    """R-34, for one of several actions left with 0 dice or fewer by the penalty."""
+
+    REFUSE = "refuse"  # the whole declaration is refused before a die falls; declare fewer
+    SKIP = "skip"  # the seed's letter: that action is not taken, the others roll as declared
 
 
 class ExtendedBotch(str, Enum):
@@ -75,10 +82,16 @@ class PoolRulings:
     willpower_success: bool = True  # R-32: a Willpower point buys one automatic success
     free_botch: bool = False  # R-33: each character's first botch in a session is a failure
     empty_pool: EmptyPool = EmptyPool.REFUSE  # R-34
+    # Added to R-34: the seed says such an action "cannot be performed"; by post, refusing
+    # the declaration lets the player declare fewer actions (and a smaller penalty).
+    empty_action: EmptyAction = EmptyAction.REFUSE
     extended_botch: ExtendedBotch = ExtendedBotch.RESET  # R-35
     resisted_tie: ResistedTie = ResistedTie.NOBODY  # R-36
     teamwork: Teamwork = Teamwork.GM  # R-37
     team_botch: TeamBotch = TeamBotch.ALL  # R-38
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
 
     @classmethod
     def from_mapping(cls, mapping: object) -> PoolRulings:

@@ -26,3 +26,13 @@ def test_unknown_keys_and_bad_values_are_all_reported() -> None:
     message = caught.value.message
     assert "the edge rulings are edge_raise, edge_use, default_policy" in message
     assert 'edge_use = \'sometimes\': allowed values are "policy", "ask".' in message
+
+
+def test_the_interfaces_reader_builds_the_same_rulings() -> None:
+    """referee.system.rulings_from_mapping gives enum members, as from_mapping does."""
+    from referee.system import rulings_from_mapping
+
+    assert EdgeRulings.from_mapping({"edge_use": "ask"}) == rulings_from_mapping(
+        EdgeRulings, {"edge_use": "ask"}
+    )
+    assert EdgeUse.ASK is rulings_from_mapping(EdgeRulings, {"edge_use": "ask"}).edge_use

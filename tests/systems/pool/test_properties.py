@@ -1,4 +1,7 @@
-"""Pool invariants under Hypothesis: any request resolves within bounds or is refused politely."""
+"""Pool invariants under Hypothesis: any request resolves within bounds or is refused politely.
+
+`pytest --hypothesis-profile long` runs each property for the long profile's count.
+"""
 
 from __future__ import annotations
 
@@ -42,20 +45,33 @@ trait_words = st.one_of(
     names,
 )
 numbers = st.integers(min_value=-30, max_value=30)
-pools = st.builds(
-    PoolSpec,
-    traits=st.lists(trait_words, max_size=3).map(tuple),
-    dice=st.one_of(st.none(), st.integers(-5, 40)),
-    modifier=numbers,
+few = st.integers(min_value=-3, max_value=3)
+# Mostly well-formed pools, so the resolving path is exercised as much as the refusals.
+pools = st.one_of(
+    st.builds(
+        PoolSpec,
+        traits=st.tuples(
+            st.sampled_from(DEFAULT_ATTRIBUTES), st.sampled_from(DEFAULT_ABILITIES[:5])
+        ),
+        modifier=few,
+    ),
+    st.builds(PoolSpec, traits=st.tuples(st.sampled_from(DEFAULT_ATTRIBUTES)), modifier=few),
+    st.builds(PoolSpec, dice=st.integers(-2, 15), modifier=few),
+    st.builds(
+        PoolSpec,
+        traits=st.lists(trait_words, max_size=3).map(tuple),
+        dice=st.one_of(st.none(), st.integers(-5, 40)),
+        modifier=numbers,
+    ),
 )
 requests = st.builds(
     RollRequest,
     pool=pools,
-    roller=names,
-    difficulty=st.one_of(st.none(), st.integers(-2, 14)),
-    difficulty_modifier=st.integers(-12, 12),
-    willpower=st.booleans(),
-    willpower_allowed=st.booleans(),
+    roller=st.one_of(st.sampled_from(["Kara", "Dax", ""]), names),
+    difficulty=st.one_of(st.none(), st.integers(2, 10), st.integers(-2, 14)),
+    difficulty_modifier=st.one_of(st.just(0), st.integers(-12, 12)),
+    willpower=st.sampled_from([False, False, False, True]),
+    willpower_allowed=st.sampled_from([True, True, True, False]),
     reflexive=st.booleans(),
     turn=st.one_of(st.none(), st.sampled_from(["t1", "t2"])),
 )
@@ -74,30 +90,28 @@ rulings = st.builds(
 tables = st.builds(
     Table, rulings=rulings, standing_difficulty=st.one_of(st.none(), st.integers(2, 10))
 )
-actors = st.one_of(
-    st.none(),
+actor = st.builds(
+    Actor,
     st.builds(
-        Actor,
-        st.builds(
-            Sheet,
-            name=st.sampled_from(["Kara", "Dax"]),
-            traits=st.dictionaries(
-                st.sampled_from(DEFAULT_ATTRIBUTES + DEFAULT_ABILITIES[:5]), st.integers(0, 5)
-            ),
-            willpower=st.integers(1, 10),
-            humanity=st.integers(1, 10),
+        Sheet,
+        name=st.sampled_from(["Kara", "Dax"]),
+        traits=st.dictionaries(
+            st.sampled_from(DEFAULT_ATTRIBUTES + DEFAULT_ABILITIES[:5]), st.integers(0, 5)
         ),
-        st.builds(
-            State,
-            willpower_points=st.integers(0, 3),
-            free_botch_used=st.booleans(),
-            willpower_turn=st.one_of(st.none(), st.just("t1")),
-        ),
+        willpower=st.integers(1, 10),
+        humanity=st.integers(1, 10),
+    ),
+    st.builds(
+        State,
+        willpower_points=st.integers(0, 3),
+        free_botch_used=st.booleans(),
+        willpower_turn=st.one_of(st.none(), st.just("t1")),
     ),
 )
+actors = st.one_of(st.none(), actor, actor, actor)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=max(300, settings().max_examples), deadline=None)
 @given(requests, actors, tables, st.integers(0, 2**32))
 def test_any_roll_resolves_within_bounds_or_is_refused(request, actor, table, seed) -> None:
     """A roll gives a sane verdict whose changes apply, or a UserError; nothing else escapes."""
@@ -116,7 +130,7 @@ def test_any_roll_resolves_within_bounds_or_is_refused(request, actor, table, se
         apply_changes(actor.state, "character", actor.sheet.name, verdict.changes)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=max(150, settings().max_examples), deadline=None)
 @given(st.lists(requests, max_size=5), actors, tables, st.integers(0, 2**32))
 def test_any_declaration_of_actions_resolves_or_is_refused(declared, actor, table, seed) -> None:
     """Several actions resolve together or are refused together, with a UserError."""
@@ -138,11 +152,11 @@ tasks = st.builds(
     turn=st.integers(0, 4),
     rolled_this_turn=st.sampled_from([(), ("Kara",), ("Dax",)]),
     contributions=st.sampled_from([{}, {"Kara": 1}, {"Dax": 2, "Kara": 0}]),
-    status=st.sampled_from(Status),
+    status=st.one_of(st.just(Status.OPEN), st.sampled_from(Status)),
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=max(200, settings().max_examples), deadline=None)
 @given(requests, actors, tasks, tables, st.integers(0, 2**32))
 def test_any_extended_roll_resolves_or_is_refused(request, actor, task, table, seed) -> None:
     """An extended roll keeps the tally at 0 or more, and its changes rebuild the task."""
@@ -154,7 +168,7 @@ def test_any_extended_roll_resolves_or_is_refused(request, actor, task, table, s
     assert verdict.task == apply_changes(task, "task", task.name, verdict.changes)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=max(200, settings().max_examples), deadline=None)
 @given(requests, actors, requests, actors, tables, st.booleans(), st.integers(0, 2**32))
 def test_any_resisted_roll_or_contest_resolves_or_is_refused(
     first, first_actor, second, second_actor, table, as_contest, seed

@@ -19,7 +19,7 @@ from referee.systems.pool.rolls import (
     resolve_actions,
     resolve_roll,
 )
-from referee.systems.pool.rulings import EmptyPool, OverTen, PoolRulings
+from referee.systems.pool.rulings import EmptyAction, EmptyPool, OverTen, PoolRulings
 from referee.systems.pool.sheet import Sheet, State
 
 
@@ -105,6 +105,22 @@ def test_an_action_left_without_dice_refuses_the_whole_declaration() -> None:
             [RollRequest(PoolSpec(("dex", "brawl")))] + [dodge] * 3, kara(), Table(), dice
         )
     assert "action 4" in caught.value.message
+
+
+def test_an_action_left_without_dice_is_skipped_under_the_seeds_letter() -> None:
+    """R-34 "skip": punch and first dodge roll with the penalties of 4 actions; 3 and 4 do not."""
+    dodge = RollRequest(PoolSpec(("dex", "dodge")))
+    table = Table(PoolRulings(empty_action=EmptyAction.SKIP))
+    dice = FixedDice([6, 6, 6, 6])
+    verdict = resolve_actions(
+        [RollRequest(PoolSpec(("dex", "brawl")))] + [dodge] * 3, kara(), table, dice
+    )
+    assert ([3, 1], (1, 2), [3, 4]) == (
+        [r.plan.dice for r in verdict.rolls],
+        verdict.taken,
+        [number for number, _ in verdict.skipped],
+    )
+    assert 0 == dice.remaining
 
 
 def test_one_willpower_point_per_declaration() -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.systems.pool.rulings import (
+    EmptyAction,
     EmptyPool,
     ExtendedBotch,
     OverTen,
@@ -26,6 +27,7 @@ def test_defaults_are_the_rules_rulings() -> None:
             willpower_success=True,
             free_botch=False,
             empty_pool=EmptyPool.REFUSE,
+            empty_action=EmptyAction.REFUSE,
             extended_botch=ExtendedBotch.RESET,
             resisted_tie=ResistedTie.NOBODY,
             teamwork=Teamwork.GM,
@@ -44,6 +46,7 @@ def test_every_option_is_read_from_a_mapping() -> None:
         "willpower_success": False,
         "free_botch": True,
         "empty_pool": "fail",
+        "empty_action": "skip",
         "extended_botch": "end",
         "resisted_tie": "defender",
         "teamwork": "never",
@@ -62,3 +65,13 @@ def test_unknown_keys_and_bad_values_are_all_reported() -> None:
     assert message.startswith("The pool rulings in config.toml have 3 problems:")
     assert "the pool rulings are pool_over_10, difficulty_clamp, labels" in message
     assert "difficulty_clamp = 'yes': allowed values are true, false." in message
+
+
+def test_the_interfaces_reader_builds_the_same_rulings() -> None:
+    """referee.system.rulings_from_mapping gives enum members, and refuses a bad value."""
+    from referee.system import rulings_from_mapping
+
+    rulings = rulings_from_mapping(PoolRulings, {"team_botch": "own", "labels": ["ok", "great"]})
+    assert (TeamBotch.OWN, ("ok", "great")) == (rulings.team_botch, rulings.labels)
+    with pytest.raises(ConfigError, match="team_botch = 'mine'"):
+        rulings_from_mapping(PoolRulings, {"team_botch": "mine"})

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import comb
 from pathlib import Path
@@ -27,8 +27,8 @@ from referee.system import (
     OddsCase,
     Resolution,
     Verb,
-    rulings_from_mapping,
 )
+from referee.systems.options import read_options
 from referee.tags import ParseContext, known_prefix, name_argument, trailing_modifiers
 
 
@@ -36,11 +36,7 @@ from referee.tags import ParseContext, known_prefix, name_argument, trailing_mod
 class Rulings:
     """The coin rulings: every option has its default."""
 
-    max_coins: int = 10  # the most coins one flip may hold
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.max_coins, int) or not 1 <= self.max_coins <= 100:
-            raise ValueError("max_coins is a whole number from 1 to 100")
+    max_coins: int = field(default=10, metadata={"range": (1, 100)})  # coins one flip may hold
 
 
 @dataclass(frozen=True)
@@ -211,7 +207,7 @@ class Coin:
     templates = Path(__file__).resolve().parent / "templates"
 
     def read_rulings(self, table: Mapping[str, Any]) -> Rulings:
-        return rulings_from_mapping(Rulings, table)
+        return read_options(Rulings, table, "coin")
 
     def load_rules(self, rulings: Rulings, campaign: CampaignFiles) -> Rulings:
         return rulings

@@ -6,7 +6,9 @@ import pytest
 
 from referee.errors import Forbidden, RuleViolation, UnknownName
 from referee.systems.changes import Change, apply_changes
-from referee.systems.edge.advantage import (
+from referee.systems.edge.rulings import EdgeRaise, EdgeRulings, Policy
+from referee.systems.edge.sheet import Sheet, State, StatLists
+from referee.systems.edge.verbs import (
     end_encounter,
     lower,
     parse_policy,
@@ -14,9 +16,8 @@ from referee.systems.edge.advantage import (
     set_advantage,
     set_counter,
     set_policy,
+    set_stats,
 )
-from referee.systems.edge.rulings import EdgeRaise, EdgeRulings, Policy
-from referee.systems.edge.sheet import State, StatLists
 
 
 def test_vector_lowering_an_advantage_of_one_keeps_it_at_one() -> None:
@@ -91,3 +92,13 @@ def test_counters_are_set_by_name_within_range() -> None:
         set_counter("Kara", State(), "luck", 3, StatLists(), True)
     with pytest.raises(RuleViolation, match="-99 to 99"):
         set_counter("Kara", State(), "harm", 500, StatLists(), True)
+
+
+def test_the_gm_edits_stats_and_players_may_not() -> None:
+    """Cool 1 -> 2 by a unique start; 9 is refused; a player is told it is the GM's."""
+    sheet, changes = set_stats(Sheet("Kara", {"cool": 1}), {"co": 2}, StatLists(), True)
+    assert ({"cool": 2}, 1) == (dict(sheet.stats), len(changes))
+    with pytest.raises(RuleViolation, match="cool is 9"):
+        set_stats(sheet, {"cool": 9}, StatLists(), True)
+    with pytest.raises(Forbidden, match="Only the GM edits stats"):
+        set_stats(sheet, {"cool": 3}, StatLists(), False)

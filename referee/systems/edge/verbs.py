@@ -1,4 +1,4 @@
-"""``edge`` verbs on the advantage die and the state (RULES.md §4, §4.1; R-13).
+"""``edge`` verbs on a character (RULES.md §4, §4.1; R-13): advantage, policy, stats, counters.
 
 * The GM **lowers** it by one when the character is put at a disadvantage (a GM
   move), never below 1.
@@ -7,7 +7,8 @@
   back if he disagrees.
 * The GM may **set** it to any value 1-6, and the **end of an encounter** puts every
   participant's back to 1.
-* A player sets his character's standing **policy** (R-39); the GM edits **counters**.
+* A player sets his character's standing **policy** (R-39); the GM edits **stats** and
+  **counters**.
 
 Each verb takes ``by_gm`` (whether the poster is a GM) and refuses a player with
 :class:`~referee.errors.Forbidden` saying why. Each returns an :class:`Adjustment`:
@@ -24,16 +25,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from referee.errors import Forbidden, RuleViolation
-from referee.systems.changes import Change, find_name
+from referee.errors import Forbidden, RuleViolation, UserError
+from referee.systems.changes import Change, changes_between, find_name
 from referee.systems.edge.rulings import EdgeRaise, EdgeRulings, Policy
 from referee.systems.edge.sheet import (
     ADVANTAGE_MAX,
     ADVANTAGE_MIN,
     COUNTER_MAX,
     COUNTER_MIN,
+    Sheet,
     State,
     StatLists,
+    build_sheet,
 )
 
 
@@ -122,3 +125,30 @@ def set_counter(
     counters[key] = value
     adjustment = _adjust(name, "counters", before, counters)
     return Adjustment(name, key, before.get(key, 0), value, adjustment.changes)
+
+
+def set_stats(
+    sheet: Sheet, values: Mapping[str, object], lists: StatLists, by_gm: bool
+) -> tuple[Sheet, tuple[Change, ...]]:
+    """The GM sets some stats (names as typed); RuleViolation listing every problem.
+
+    The changes are addressed to ``"sheet"`` (the approved sheet), not the state.
+
+    >>> sheet, changes = set_stats(Sheet("Kara", {"cool": 1}), {"cool": 2}, StatLists(), True)
+    >>> changes
+    (Change(subject='sheet', name='Kara', key='stats', before={'cool': 1}, after={'cool': 2}),)
+    """
+    _gm_only(by_gm, "edits stats")
+    edited = build_sheet(sheet.name, {**sheet.stats, **_resolved(values, lists)}, lists)
+    return edited, changes_between("sheet", sheet.name, sheet, edited)
+
+
+def _resolved(values: Mapping[str, object], lists: StatLists) -> dict[str, object]:
+    """Typed stat names resolved, so an edit replaces the stat it names (bad ones kept as typed)."""
+    resolved: dict[str, object] = {}
+    for typed, value in values.items():
+        try:
+            resolved[find_name(str(typed), lists.stats, "stat")] = value
+        except UserError:
+            resolved[str(typed)] = value  # build_sheet reports it with the others
+    return resolved

@@ -2,7 +2,10 @@
 
 Runs the real worker (real PRAW) against FakeReddit on 127.0.0.1, counts the requests
 the server receives, and prints a Markdown table for the README: one column per load
-(tagged comments arriving per poll interval).
+(tagged comments arriving per poll interval). Each poll is one ``Worker.cycle`` a
+minute apart on the fake clock: every read that is due (new comments, new submissions
+and the inbox each minute, the edit sweep every fifth) and every reply; the latency of
+the worker's own schedule is bench/latency.py's subject.
 
     .venv/bin/python bench/worker_requests.py [--cycles 20] [--loads 1 5 10 20]
         [--reddit "inbox_every = 0"]
@@ -54,10 +57,10 @@ def scenario(load: int, cycles: int, subreddits: int, extra: str = "") -> Figure
                     server.comment(thread, f"player{i % 4}", f"I act [[roll 1d{i % 12 + 2}+1]]")
                 report = worker.cycle()
                 delivered += report.delivered
-                if report.refereed:  # cycles that read an inbox or "new" instead do no work
+                if report.refereed:
                     local_busy.append(report.local_seconds / report.refereed)
                 server.clock.advance(POLL)
-            for _ in range(2):  # drain: comments posted before a "new" cycle wait one more
+            for _ in range(2):  # drain: replies held by a RATELIMIT, if any
                 delivered += worker.cycle().delivered
                 server.clock.advance(POLL)
             busy_requests = server.count() - start

@@ -41,16 +41,18 @@ class RedditConfig:
     site: str = "referee"  # the praw.ini section holding the bot's credentials
     subreddits: tuple[str, ...] = ()
     threads: tuple[str, ...] = ()  # submission ids or addresses to watch besides subreddits
-    poll_seconds: int = 60
+    poll_seconds: int = 60  # the idle interval: a post is answered within it, even after quiet
+    active_poll_seconds: float = 5.0  # the interval while a tagged post is recent
+    budget_share: float = 0.6  # the share of Reddit's 100 requests a minute the bot may use
     oauth_url: str = ""  # set only to run against a Reddit-compatible test server
     reddit_url: str = ""
     user_agent: str = "referee play-by-post dice referee"
     wiki_page: str = ""  # publish the roster here; empty means never
     timeout: float = 16.0  # seconds before a request to Reddit is given up
-    submissions_every: int = 2  # read r/…/new every Nth cycle, r/…/comments the others
+    submissions_every: int = 2  # read r/…/new every Nth poll interval (at least every poll_seconds)
     moderators_refresh_hours: float = 6.0  # re-read each subreddit's moderators (the GMs)
-    inbox_every: int = 3  # every Nth cycle reads the inbox (secret rolls) instead; 0: never
-    edits_every: int = 5  # every Nth cycle re-reads recent refereed posts for edits; 0: never
+    inbox_every: int = 3  # read the inbox (secret rolls) every Nth poll interval; 0: never
+    edits_every: int = 5  # re-read recent refereed posts for edits every Nth; 0: never
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,8 @@ _SECTIONS: dict[str, set[str]] = {
         "subreddits",
         "threads",
         "poll_seconds",
+        "active_poll_seconds",
+        "budget_share",
         "oauth_url",
         "reddit_url",
         "user_agent",
@@ -175,6 +179,8 @@ def load_config(path: Path) -> Config:
         subreddits=_strings(reddit.get("subreddits", []), "reddit.subreddits", problems),
         threads=_strings(reddit.get("threads", []), "reddit.threads", problems),
         poll_seconds=int(reddit.get("poll_seconds", 60)),
+        active_poll_seconds=float(reddit.get("active_poll_seconds", 5.0)),
+        budget_share=float(reddit.get("budget_share", 0.6)),
         oauth_url=str(reddit.get("oauth_url", "")),
         reddit_url=str(reddit.get("reddit_url", "")),
         user_agent=str(reddit.get("user_agent", RedditConfig.user_agent)),
@@ -190,23 +196,25 @@ def load_config(path: Path) -> Config:
             "reddit.moderators_refresh_hours must be more than 0; 6 re-reads the moderators "
             "four times a day."
         )
-    edits, inbox = reddit_config.edits_every, reddit_config.inbox_every
-    if edits < 0 or edits == 1 or (edits and inbox and edits % inbox == 0):
-        problems.append(
-            "reddit.edits_every must be 0 (never look for edits of older posts) or 2 or more, "
-            "and not a multiple of inbox_every (those cycles read the inbox): 5 is the default."
-        )
-    if reddit_config.inbox_every < 0 or reddit_config.inbox_every == 1:
-        problems.append(
-            "reddit.inbox_every must be 0 (never read private messages) or 2 or more: every "
-            "Nth cycle reads the inbox instead of a listing, so 1 would never read a listing."
-        )
-    if reddit_config.submissions_every < 2:
-        problems.append(
-            "reddit.submissions_every must be at least 2: the other cycles read new comments."
-        )
+    for key, least in (("edits_every", 0), ("inbox_every", 0), ("submissions_every", 1)):
+        if getattr(reddit_config, key) < least:
+            problems.append(
+                f"reddit.{key} must be {least} or more: it counts poll intervals between two "
+                f"reads{' (0: never)' if least == 0 else ''}. Reads no longer take a listing's "
+                f"turn, so any number works; the default is {getattr(RedditConfig, key)}."
+            )
     if reddit_config.poll_seconds < 5:
         problems.append("reddit.poll_seconds must be at least 5, to respect Reddit's rate limits.")
+    if not 2 <= reddit_config.active_poll_seconds <= max(reddit_config.poll_seconds, 2):
+        problems.append(
+            "reddit.active_poll_seconds must be at least 2 and at most poll_seconds: the "
+            "seconds between reads while the game is active (5 answers within 15 s)."
+        )
+    if not 0.2 <= reddit_config.budget_share <= 1:
+        problems.append(
+            "reddit.budget_share must be from 0.2 to 1: the share of Reddit's 100 requests a "
+            "minute the bot may use (0.6 leaves 40 for other tools of the account)."
+        )
     if "secret" in secret or "value" in secret:
         problems.append("Never put the secret itself in config.toml; use [secret] env or file.")
     rulings = document.get("rulings", {})

@@ -278,7 +278,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     # The live bot's log is its output: one key=value line per step of every post.
     logging.getLogger("referee").setLevel(logging.INFO)
-    from .reddit import RedditForum, connect
+    from .reddit import open_forum
     from .worker import Worker, run_once, serve
 
     with Campaign.open(args.campaign) as campaign:
@@ -287,12 +287,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise ConfigError(
                 f"Nothing to watch: set [reddit] subreddits or threads in {campaign.config.path}."
             )
-        forum = RedditForum(connect(config))
+        forum = open_forum(config)
         worker = Worker(Referee(campaign), forum, config)
         if args.once:
             report = run_once(worker)
             return EXIT_OK if report.failure is None else EXIT_TAG_ERRORS
-        serve(worker, config.poll_seconds)
+        serve(worker)
     return EXIT_OK
 
 

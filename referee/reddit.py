@@ -4,11 +4,13 @@ Everything the live worker asks of Reddit passes through :class:`RedditForum`, s
 worker sees a small :class:`Forum` protocol and never a PRAW object:
 
     connect(config)            a praw.Reddit from praw.ini / praw_* variables + config.toml
+    open_forum(config)         connect, and a RedditForum on it that meters its requests
     post_from_praw(thing)      the one place a PRAW Submission, Comment or Message
                                becomes a Post
     RedditForum                listings, threads, reply, edit, find the bot's replies;
                                moderators, the unread inbox, wiki edits
     classify(exc, write=...)   a pure function: PRAW/prawcore exception → ForumError
+    Usage                      requests sent, and Reddit's own count of them (x-ratelimit-*)
 
 Errors of this module are operator errors (see :mod:`referee.errors`)::
 
@@ -90,21 +92,47 @@ class UncertainWrite(Exception):
     """A creating POST whose response was lost: the comment may or may not exist."""
 
 
+class RequestMeter:
+    """Counts the HTTP requests sent to Reddit; keeps the last ``x-ratelimit-reset``.
+
+    PRAW 8's ``reddit.auth.limits`` gives Reddit's remaining and used counts but not
+    when the window resets, so the requestor notes that header here.
+    """
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.reset_seconds: float | None = None  # the last answer's seconds to the reset
+
+    def note(self, response: Any) -> None:
+        """Take the rate-limit headers of an answer."""
+        reset = getattr(response, "headers", {}).get("x-ratelimit-reset")
+        if reset is not None:
+            self.reset_seconds = _float_or_none(reset)
+
+
 class GuardedRequestor(prawcore.Requestor):
     """A prawcore Requestor that applies its own timeout and never lets a lost write retry.
 
     PRAW 8 ignores its ``timeout`` setting (prawcore passes 16 s on every call), so this
     requestor applies the timeout it was made with. For a POST to a creating endpoint,
     a connection error, a timeout or a 5xx answer raises ``RequestException`` wrapping
-    :class:`UncertainWrite`, which prawcore passes on instead of retrying.
+    :class:`UncertainWrite`, which prawcore passes on instead of retrying. Every
+    request, retries included, is counted on ``meter``.
     """
+
+    def __init__(self, *args: Any, meter: RequestMeter | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.meter = meter or RequestMeter()
 
     def request(self, *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
         method = str(args[0] if args else kwargs.get("method", "")).upper()
         url = str(args[1] if len(args) > 1 else kwargs.get("url", ""))
         creating = method == "POST" and url.rstrip("/").endswith(CREATING_PATHS)
+        self.meter.sent += 1
         if not creating:
-            return super().request(*args, timeout=self.timeout, **kwargs)
+            response = super().request(*args, timeout=self.timeout, **kwargs)
+            self.meter.note(response)
+            return response
         kwargs["timeout"] = self.timeout
         try:
             response = self._http.request(*args, **kwargs)
@@ -112,6 +140,7 @@ class GuardedRequestor(prawcore.Requestor):
             raise prawcore.RequestException(
                 UncertainWrite(f"{method} {url}: {exc!r}"), args, kwargs
             ) from None
+        self.meter.note(response)
         if response.status_code >= 500:
             raise prawcore.RequestException(
                 UncertainWrite(f"{method} {url}: HTTP {response.status_code}"), args, kwargs
@@ -119,14 +148,17 @@ class GuardedRequestor(prawcore.Requestor):
         return response
 
 
-def connect(config: RedditConfig, **settings: Any) -> praw.Reddit:
+def connect(
+    config: RedditConfig, *, meter: RequestMeter | None = None, **settings: Any
+) -> praw.Reddit:
     """A ``praw.Reddit`` logged in as the bot.
 
     Credentials come from PRAW's own places: the praw.ini section ``config.site``, or
     ``praw_client_id``, ``praw_client_secret``, ``praw_username`` and ``praw_password``
     environment variables (then the section may be missing). config.toml contributes
     only endpoints, user agent and timeout. ``settings`` override everything (tests).
-    Raises :class:`ConfigError` when credentials are missing.
+    Every request is counted on ``meter``. Raises :class:`ConfigError` when credentials
+    are missing.
     """
     options: dict[str, Any] = {
         "user_agent": config.user_agent,
@@ -142,7 +174,7 @@ def connect(config: RedditConfig, **settings: Any) -> praw.Reddit:
     session = options.pop("session", None)
     kwargs: dict[str, Any] = {
         "requestor_class": GuardedRequestor,
-        "requestor_kwargs": {"session": session, "timeout": config.timeout},
+        "requestor_kwargs": {"session": session, "timeout": config.timeout, "meter": meter},
     }
     try:
         try:
@@ -154,6 +186,12 @@ def connect(config: RedditConfig, **settings: Any) -> praw.Reddit:
     if not reddit.config.username or not reddit.config.password:
         raise ConfigError(_credentials_help(config.site, "username and password are missing."))
     return reddit
+
+
+def open_forum(config: RedditConfig, page_size: int = PAGE_SIZE, **settings: Any) -> RedditForum:
+    """A :class:`RedditForum` logged in as the bot (see :func:`connect`), metering requests."""
+    meter = RequestMeter()
+    return RedditForum(connect(config, meter=meter, **settings), page_size, meter=meter)
 
 
 def _credentials_help(site: str, what: str) -> str:
@@ -268,6 +306,16 @@ def _float_or_none(value: Any) -> float | None:
 
 
 @dataclass(frozen=True)
+class Usage:
+    """The requests sent so far, and what Reddit's last answer said of its rate limit."""
+
+    sent: int  # HTTP requests this forum sent (retries and logins included)
+    remaining: float | None = None  # requests left in Reddit's window (None: not told yet)
+    used: int | None = None  # requests Reddit counted in the window (other tools' too)
+    reset_seconds: float | None = None  # seconds until the window resets
+
+
+@dataclass(frozen=True)
 class Page:
     """One page of a listing, newest first, and the anchor of the next (older) page."""
 
@@ -309,13 +357,33 @@ class Forum(Protocol):
 
     def edit_wiki(self, subreddit: str, page: str, content: str, reason: str) -> None: ...
 
+    def usage(self) -> Usage: ...
+
 
 class RedditForum:
     """The :class:`Forum` backed by a ``praw.Reddit``; every failure is a :class:`ForumError`."""
 
-    def __init__(self, reddit: praw.Reddit, page_size: int = PAGE_SIZE) -> None:
+    def __init__(
+        self,
+        reddit: praw.Reddit,
+        page_size: int = PAGE_SIZE,
+        *,
+        meter: RequestMeter | None = None,
+    ) -> None:
         self.reddit = reddit
         self.page_size = page_size
+        self.meter = meter or RequestMeter()  # counts nothing unless connect() was given it
+
+    def usage(self) -> Usage:
+        """Requests sent, and Reddit's count from PRAW's ``auth.limits``."""
+        limits = self.reddit.auth.limits
+        remaining, used = limits.get("remaining"), limits.get("used")
+        return Usage(
+            self.meter.sent,
+            None if remaining is None else float(remaining),
+            None if used is None else int(used),
+            self.meter.reset_seconds,
+        )
 
     @property
     def username(self) -> str:

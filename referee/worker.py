@@ -1,41 +1,54 @@
 """The live worker: poll Reddit, referee each new post once, reply to it exactly once.
 
-One cycle::
+The work is a handful of tasks, each due on its own clock. :meth:`Worker.step` runs the
+first task due, in this order, so a read is never held up by replies, the inbox by the
+edit sweep, and so on; every request is paid from the request budget
+(:mod:`referee.schedule`: a share of Reddit's limit, slower when Reddit's headers say
+the account's window runs low)::
 
+    moderators at start and every ``moderators_refresh_hours``: each subreddit's
+               moderators, kept in the store, join config.toml's GMs
     settle     replies left "sending" (a crash, a lost answer): find the bot's reply
                below the post (or in its sent messages), else post again
-    GMs        at start and every ``moderators_refresh_hours``: each subreddit's
-               moderators, kept in the store, join config.toml's GMs
-    read       one listing page per source, newest first: r/a+b/comments or r/a+b/new
-               (alternating, so an idle cycle is ONE request for all subreddits), and
-               each listed thread; page on only while the page is all new; when the
-               gap is deeper than a listing reaches, read the active threads one by one
-    referee    new posts (newer than the source's cursor) in reading order, through
-               the same Referee as ``referee batch``; records, ledger rows and the
-               advanced cursors land in one flush
-    inbox      every ``inbox_every``-th cycle reads the unread private messages INSTEAD of
-               a listing (so an idle cycle stays one request). A GM's tags
-               are rolled in secret (ledger rows marked private) and answered by
-               private reply; anyone else's tags get a polite refusal. Then the inbox
+    comments   r/a+b/comments (one request for all the subreddits) and each watched
+               thread, every poll interval; page on only while the page is all new;
+               when the gap is deeper than a listing reaches, read the active threads
+               one by one
+    new        r/a+b/new, every ``submissions_every``-th poll interval
+    inbox      every ``inbox_every``-th poll interval, the unread private messages. A
+               GM's tags are rolled in secret (ledger rows marked private) and answered
+               by private reply; anyone else's tags get a polite refusal. Then the inbox
                is marked read (comment replies and mentions too: listings cover those)
-    edits      every ``edits_every``-th cycle, instead of a listing, one request re-reads
-               the newest refereed posts (listings show only the newest edits);
-               a known post whose ``edited`` is set is refereed again; the pipeline
-               adds its note once, and the worker edits its reply
-    deliver    each pending reply, oldest first (a private message's reply too)
+    edits      every ``edits_every``-th poll interval, one request re-reads the newest
+               refereed posts (listings show only the newest edits); a known post whose
+               ``edited`` is set is refereed again; the pipeline adds its note once
+    reply      the oldest pending reply (a private message's too), else the next reply
+               to edit for the edited note: one a step, so the next read comes first
     roster     when anything was refereed: render the roster wiki page and edit it if
                its text changed (a hash in the store); a 403 switches this off until
                restart
+
+The poll interval is ``active_poll_seconds`` while the game is active (a tagged post in
+the last ``ACTIVE_HOLD`` seconds) and doubles at each quiet read back to the idle
+interval, ``poll_seconds`` less ``REPLY_MARGIN``, so even after a quiet spell a post is
+answered within ``poll_seconds``; the new-submissions listing and the inbox are read at
+least that often too. A read referees its new posts (newer than the source's cursor)
+in reading order through the same Referee as ``referee batch``; records, ledger rows and
+the advanced cursors land in one flush.
+
+:func:`serve` runs :meth:`Worker.step` on APScheduler at the time
+:meth:`Worker.next_wake` names; :meth:`Worker.cycle` runs every task due at once (and
+``run --once`` every task).
 
 Delivery is a small state machine kept in the post's record in the store's ``posts``
 table, under ``delivery``; every transition is flushed before the next call to Reddit::
 
     refereed ─► pending ──intent flushed──► sending ──reply id flushed──► delivered
-    (the intents of all replies due in a cycle share one synced flush; one that is
-    not tried after all, after a RATELIMIT say, goes back to pending)
+    (the intents of all replies due in a cycle share one synced flush, a step posts one;
+    one that is not tried after all, after a RATELIMIT say, goes back to pending)
                  ▲   │ RATELIMIT                 │ lost answer, 5xx, crash
                  │   └► pending, retry_at        ▼
-                 │                          next cycle: look for the bot's reply
+                 │                          next step: look for the bot's reply
                  └──────────── none found ───────┘        found ─► delivered
     THREAD_LOCKED, TOO_OLD, DELETED_COMMENT, 403, other API errors, or too many
     attempts ─► undeliverable (the rolls stay in the ledger; never retried)
@@ -50,12 +63,11 @@ seen to replied with ``grep post=t1_abc``.
 from __future__ import annotations
 
 import logging
-import math
 import re
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -70,6 +82,7 @@ from .forum import Post, reading_order
 from .pipeline import Outcome, Referee
 from .reddit import LISTING_REACH, Failure, Forum, ForumError
 from .roster import RosterRenderer, digest, roster_view
+from .schedule import REDDIT_PER_MINUTE, Budget, Cadence, Pace
 from .store import Store
 from .tags import find_tags
 
@@ -85,6 +98,14 @@ BACKFILL_THREADS = 50
 EDIT_SWEEP = 100
 WORKER_TABLE = "worker"
 OPEN_KEY = "open"  # the worker table's list of posts whose reply is not settled
+# Seconds a tagged post keeps the game "active": reads at active_poll_seconds meanwhile.
+ACTIVE_HOLD = 300.0
+# An idle read comes this many seconds before poll_seconds is up, so the reply to what
+# it finds still lands within poll_seconds of the post.
+REPLY_MARGIN = 2.0
+# The most of the budget's sustained rate the periodic reads may take; the rest is for
+# replies. With many watched threads the active interval grows to keep to it.
+READ_SHARE = 0.5
 # A private message with tags from someone who is not a GM gets this, once.
 PRIVATE_REFUSAL = (
     "Only a GM of {campaign} may roll in secret by private message, so nothing was "
@@ -95,6 +116,23 @@ PRIVATE_REFUSAL = (
 _WIKI_GIVE_UP = (Failure.FORBIDDEN, Failure.NOT_FOUND, Failure.REJECTED, Failure.UNDELIVERABLE)
 _THREAD_ADDRESS = re.compile(r"/comments/([a-z0-9]+)")
 _THREAD_ID = re.compile(r"(?:t3_)?([a-z0-9]+)")
+
+
+class Task(str, Enum):
+    """A kind of work the worker does; when several are due, the first listed goes first."""
+
+    MODERATORS = "moderators"
+    SETTLE = "settle"
+    COMMENTS = "comments"  # r/a+b/comments and each watched thread
+    NEW = "new"  # r/a+b/new
+    INBOX = "inbox"
+    EDITS = "edits"  # the edit sweep
+    REPLY = "reply"  # one pending reply, or one reply's edit
+    ROSTER = "roster"
+
+
+# The reads that run on a cadence; the other tasks are due when there is work for them.
+_READS = (Task.COMMENTS, Task.NEW, Task.INBOX, Task.EDITS)
 
 
 class Delivery(str, Enum):
@@ -174,14 +212,12 @@ class Worker:
         config: RedditConfig,
         *,
         clock: Callable[[], float] = time.time,
-        schedule_retry: Callable[[float], None] | None = None,
         listing_reach: int = LISTING_REACH,
     ) -> None:
         self.referee = referee
         self.forum = forum
         self.config = config
         self.clock = clock
-        self.schedule_retry = schedule_retry
         self.listing_reach = listing_reach
         self.store = referee.campaign.store
         self.posts = referee.posts
@@ -193,15 +229,19 @@ class Worker:
         # GMs: whoever the referee was given (config.toml's), plus the moderators.
         self._base_gms = referee.gms
         self._moderators_at = 0.0  # when the moderators in use were read from Reddit
+        self._moderators_retry_at = 0.0  # after a failed refresh, not before this
         self._load_moderators()
         self._roster_renderer: RosterRenderer | None = None
         self._roster_due = True  # render once at start: a shell import may have changed it
         self._wiki_off = not config.wiki_page
+        self._roster_retry_at = 0.0  # after a failed edit of the page, not before this
         self.backoff_until = 0.0
         self._backoff_step = 0
-        self._first_cycle = True
-        self._number = 0  # cycles run; picks the listing of a cycle
         self._reddit_seconds = 0.0
+        self.budget = Budget(config.budget_share * REDDIT_PER_MINUTE)
+        self.cadences = self._cadences()
+        self.pace = self._pace()
+        self._sent = forum.usage().sent  # requests counted against the budget so far
         # Posts whose reply is not settled (or whose reply awaits the edited note), kept
         # in the store so that starting never reads every post.
         saved = self.state.get(OPEN_KEY)
@@ -211,53 +251,135 @@ class Worker:
             keys = list(saved.get("posts", []))
         self._open: dict[str, None] = dict.fromkeys(keys)
 
-    # -- the cycle ---------------------------------------------------------------
+    def _cadences(self) -> dict[Task, Cadence]:
+        everies = {
+            Task.COMMENTS: 1,
+            Task.NEW: self.config.submissions_every if self.subreddits else 0,
+            Task.INBOX: self.config.inbox_every,
+            Task.EDITS: self.config.edits_every,
+        }
+        return {
+            task: Cadence(task.value, every, capped=task is not Task.EDITS)
+            for task, every in everies.items()
+            if every
+        }
+
+    def _pace(self) -> Pace:
+        """The poll intervals: idle from poll_seconds, active as fast as the budget allows."""
+        idle = max(1.0, self.config.poll_seconds - REPLY_MARGIN)
+        reads = (1 if self.subreddits else 0) + len(self.threads)  # requests of a COMMENTS read
+        per_interval = reads + sum(
+            1 / c.every for t, c in self.cadences.items() if t is not Task.COMMENTS
+        )
+        fastest = per_interval / (READ_SHARE * self.budget.rate)
+        active = min(idle, max(float(self.config.active_poll_seconds), fastest))
+        if active > self.config.active_poll_seconds:
+            log.warning(
+                "event=active_interval_raised seconds=%.1f: %.1f requests each poll would "
+                "take more than half the budget at active_poll_seconds = %s",
+                active,
+                per_interval,
+                self.config.active_poll_seconds,
+            )
+        return Pace(active=active, idle=idle, hold=ACTIVE_HOLD)
+
+    # -- the schedule --------------------------------------------------------------
+
+    def step(self) -> CycleReport:
+        """Run the first task due now, if the budget allows a request now."""
+        with self.lock:
+            now = self.clock()
+            if now < self.backoff_until or self.budget.ready_at(now) > now:
+                return CycleReport(skipped=True)
+            task = next((t for t in Task if self._due(t, now) <= now), None)
+            return self._run([task] if task else [], one=True)
+
+    def next_wake(self) -> float:
+        """When :meth:`step` next has something to do (on the worker's clock)."""
+        with self.lock:
+            now = self.clock()
+            due = min(self._due(task, now) for task in Task)
+            return max(due, self.backoff_until, self.budget.ready_at(now))
 
     def cycle(self, *, full: bool = False) -> CycleReport:
-        """Run one poll cycle; ``full`` reads every source (the first cycle always does)."""
+        """Run every task due now, one after another; ``full``: every read, due or not.
+
+        The budget is counted but not waited for: a cycle is a bounded handful of
+        requests (``run --once`` from cron, and the tests).
+        """
         with self.lock:
-            report = CycleReport()
-            started = time.perf_counter()
-            self._reddit_seconds = 0.0
-            if self.clock() < self.backoff_until:
-                report.skipped = True
-                log.info("event=cycle_skipped backoff_until=%s", _iso(self.backoff_until))
-                return report
-            full = full or self._first_cycle
-            self._number += 1  # in memory: an idle cycle writes nothing to the store
-            number = self._number
-            try:
-                self._settle(report)
-                self._refresh_moderators()
-                # The inbox and the edit sweep take a cycle's turn instead of adding a
-                # request to it, so an idle cycle costs one request; the first cycle reads
-                # every listing and the inbox.
-                turn = "listing" if full else self._turn(number)
-                if turn == "listing":
-                    self._read(self._listing_turn(number), full, report)
-                if self.config.inbox_every and (full or turn == "inbox"):
-                    self._read_inbox(report)
-                if turn == "edits":
-                    self._sweep_edits(report)
-                self._deliver(report)
-                self._edit(report)
-                self._publish_roster(report)
-            except _Stop as stop:
-                report.failure = stop.error.failure
-                self._back_off(stop.error)
-                self._number -= 1  # read the same sources again next time
-            else:
-                self._first_cycle = False
-                self._backoff_step = 0
-            finally:
-                self.store.flush(sync=False)  # nothing here must outlive a power cut
-                report.seconds = time.perf_counter() - started
-                report.reddit_seconds = self._reddit_seconds
+            return self._run(list(Task), full=full)
+
+    def deliver_due(self) -> CycleReport:
+        """Post the replies whose wait is over."""
+        with self.lock:
+            return self._run([Task.SETTLE, Task.REPLY])
+
+    @property
+    def open_posts(self) -> list[str]:
+        """Posts whose reply is not yet delivered, or not yet edited."""
+        return list(self._open)
+
+    def _due(self, task: Task, now: float) -> float:
+        """When ``task`` is next due; infinity when it has nothing to do."""
+        never = float("inf")
+        if task in self.cadences:
+            return self.cadences[task].due(self.pace)
+        if task is Task.MODERATORS:
+            if not self.subreddits:
+                return never
+            refresh = self._moderators_at + self.config.moderators_refresh_hours * 3600
+            return max(refresh, self._moderators_retry_at)
+        if task is Task.SETTLE:
+            return now if self._records(Delivery.SENDING) else never
+        if task is Task.REPLY:
+            return self._reply_due(now)
+        if task is Task.ROSTER:
+            return (
+                max(now, self._roster_retry_at)
+                if self._roster_due and not self._wiki_off
+                else never
+            )
+        return never
+
+    def _reply_due(self, now: float) -> float:
+        hold = float((self.state.get("ratelimit") or {}).get("until", 0.0))
+        due = float("inf")
+        for _, record in self._records(Delivery.PENDING):
+            due = min(due, float(record["delivery"].get("retry_at", 0.0)))
+        if self._records(Delivery.DELIVERED):  # a reply to edit for the edited note
+            due = min(due, now)
+        return max(due, hold) if due < float("inf") else due
+
+    def _run(self, tasks: Iterable[Task], *, full: bool = False, one: bool = False) -> CycleReport:
+        """Run ``tasks`` (those due, unless ``full``) in order; ``one``: a reply at most."""
+        report = CycleReport()
+        started = time.perf_counter()
+        self._reddit_seconds = 0.0
+        if self.clock() < self.backoff_until:
+            report.skipped = True
+            log.info("event=cycle_skipped backoff_until=%s", _iso(self.backoff_until))
+            return report
+        try:
+            for task in tasks:
+                now = self.clock()
+                if (full and task in self.cadences) or self._due(task, now) <= now:
+                    self._do(task, report, one=one)
+        except _Stop as stop:
+            report.failure = stop.error.failure
+            self._back_off(stop.error)
+        else:
+            self._backoff_step = 0
+        finally:
+            self.store.flush(sync=False)  # nothing here must outlive a power cut
+            self._pay()
+            report.seconds = time.perf_counter() - started
+            report.reddit_seconds = self._reddit_seconds
+        if report.sources or report.delivered or report.failure or report.edited:
             log.info(
-                "event=cycle_end cycle=%d sources=%s seen=%d refereed=%d messages=%d "
-                "delivered=%d undeliverable=%d edited=%d failure=%s local_ms=%.1f "
+                "event=step_end sources=%s seen=%d refereed=%d messages=%d delivered=%d "
+                "undeliverable=%d edited=%d failure=%s interval=%.0f local_ms=%.1f "
                 "reddit_ms=%.1f",
-                number,
                 "+".join(report.sources) or "-",
                 report.seen,
                 report.refereed,
@@ -266,38 +388,59 @@ class Worker:
                 report.undeliverable,
                 report.edited,
                 report.failure.value if report.failure else "-",
+                self.pace.interval,
                 report.local_seconds * 1000,
                 report.reddit_seconds * 1000,
             )
-            return report
+        return report
 
-    def deliver_due(self) -> CycleReport:
-        """Post the replies whose wait is over (the scheduler's retry job)."""
-        with self.lock:
-            report = CycleReport()
-            try:
-                self._settle(report)
-                self._deliver(report)
-                self._edit(report)
-            except _Stop as stop:
-                report.failure = stop.error.failure
-                self._back_off(stop.error)
-            finally:
-                self.store.flush(sync=False)
-            return report
+    def _do(self, task: Task, report: CycleReport, *, one: bool) -> None:
+        now = self.clock()
+        if task is Task.MODERATORS:
+            self._refresh_moderators()
+        elif task is Task.SETTLE:
+            self._settle(report)
+        elif task is Task.INBOX:
+            self._read_inbox(report)
+        elif task is Task.EDITS:
+            self._sweep_edits(report)
+        elif task is Task.REPLY:
+            self._deliver(report, one=one)
+            if not (one and report.delivered + report.undeliverable):
+                self._edit(report, one=one)
+        elif task is Task.ROSTER:
+            self._publish_roster(report)
+        else:
+            self._read(task, report)
+        if task in self.cadences:
+            self.cadences[task].last = now  # read: due again one interval on
+            self._note_activity(task, report, now)
 
-    @property
-    def open_posts(self) -> list[str]:
-        """Posts whose reply is not yet delivered, or not yet edited."""
-        return list(self._open)
+    def _note_activity(self, task: Task, report: CycleReport, now: float) -> None:
+        if report.refereed or report.messages:
+            self._roster_due = True  # approvals, NPCs, wounds and heals all arrive in posts
+            if not self.pace.is_active:
+                log.info("event=active interval=%.0f", self.pace.active)
+            self.pace.activity(now)
+        elif task is Task.COMMENTS:
+            self.pace.quiet(now)
+
+    def _pay(self) -> None:
+        """Count the requests sent since last time against the budget; heed Reddit's count."""
+        usage = self.forum.usage()
+        sent, self._sent = usage.sent - self._sent, usage.sent
+        if sent > 0:
+            now = self.clock()
+            self.budget.spend(now, sent)
+            self.budget.observe(now, usage.remaining, usage.reset_seconds)
 
     def _back_off(self, error: ForumError) -> None:
         self._backoff_step += 1
-        delay = min(MAX_BACKOFF, self.config.poll_seconds * 2 ** (self._backoff_step - 1))
+        delay = min(MAX_BACKOFF, self.pace.interval * 2 ** (self._backoff_step - 1))
         if error.retry_after:
             delay = max(delay, error.retry_after)
         if error.failure is Failure.UNCERTAIN:
-            delay = 0.0  # nothing is wrong with Reddit as such; the next cycle looks first
+            delay = 0.0  # nothing is wrong with Reddit as such; the next step looks first
         self.backoff_until = self.clock() + delay
         log.warning(
             "event=back_off failure=%s seconds=%.0f reason=%r",
@@ -345,10 +488,12 @@ class Worker:
                     if not self._moderators_at:
                         # Unknown GMs would refuse a moderator's approval for good: wait.
                         raise _Stop(error) from error
+                    self._moderators_retry_at = now + self.pace.idle
                     log.warning(
                         "event=moderators_stale failure=%s: using those read before; "
-                        "trying again next cycle",
+                        "trying again in %.0f s",
                         error.failure.value,
+                        self.pace.idle,
                     )
                     return
                 by_sub[sub.lower()] = list(cached.get(sub.lower(), []))
@@ -370,25 +515,26 @@ class Worker:
 
     # -- reading -------------------------------------------------------------------
 
-    def _sources(self, number: int, full: bool) -> list[tuple[str, str]]:
-        """(kind, key) pairs to read this cycle: listings "comments"/"new", or "thread"."""
+    def _sources(self, task: Task) -> list[tuple[str, str]]:
+        """(kind, key) pairs a read task reads: listings "comments"/"new", or "thread"."""
         subs = "+".join(self.subreddits)
-        sources: list[tuple[str, str]] = []
-        if self.subreddits and full:
-            sources += [("new", subs), ("comments", subs)]
-        elif self.subreddits:
-            every = self.config.submissions_every
-            sources.append(("new" if number % every == 1 else "comments", subs))
-        return sources + [("thread", thread) for thread in self.threads]
+        if task is Task.NEW:
+            return [("new", subs)] if self.subreddits else []
+        listing = [("comments", subs)] if self.subreddits else []
+        return listing + [("thread", thread) for thread in self.threads]
 
     def _cursor_key(self, kind: str, key: str) -> str:
         return f"cursor:{kind}:{key.lower()}"
 
-    def _read(self, number: int, full: bool, report: CycleReport) -> None:
+    def _read(self, task: Task, report: CycleReport) -> None:
         fresh: dict[str, Post] = {}
         older: dict[str, Post] = {}
         cursors: dict[str, str] = {}
-        for kind, key in self._sources(number, full):
+        sources = self._sources(task)
+        index = 0
+        while index < len(sources):
+            kind, key = sources[index]
+            index += 1
             report.sources.append(kind)
             cursor_key = self._cursor_key(kind, key)
             cursor = (self.state.get(cursor_key) or {}).get("newest")
@@ -427,6 +573,10 @@ class Worker:
                 cursors[cursor_key] = max(comments, key=_rank) if comments else key
             elif new:
                 cursors[cursor_key] = max((p.fullname for p in new), key=_rank)
+            if kind == "comments" and ("new", key) not in sources and self._unread_thread(new):
+                # A thread newer than any submission read: read it first, in order.
+                sources.append(("new", key))
+                self.cadences[Task.NEW].last = self.clock()
         for post in sorted(fresh.values(), key=reading_order):
             self._referee_new(post, report)
         for post in older.values():
@@ -438,6 +588,15 @@ class Worker:
         # they are read and rolled again with the same dice; the intent's fsync before
         # any reply makes them durable first.
         self.store.flush(sync=False)
+
+    def _unread_thread(self, comments: list[Post]) -> bool:
+        """Whether a comment is in a thread newer than the new-submissions listing's cursor."""
+        if Task.NEW not in self.cadences:
+            return False
+        key = self._cursor_key("new", "+".join(self.subreddits))
+        cursor = (self.state.get(key) or {}).get("newest")
+        threads = [p.thread for p in comments if p.thread.startswith("t3_")]
+        return any(cursor is None or _rank(t) > _rank(cursor) for t in threads)
 
     def _is_new(self, post: Post, cursor: str | None) -> bool:
         if cursor is None:
@@ -572,23 +731,6 @@ class Worker:
         self._set(message.fullname, record, {"state": Delivery.PENDING.value, "attempts": 0})
         log.info("event=refereed post=%s private=true refused=%s", message.fullname, not gm)
 
-    def _turn(self, number: int) -> str:
-        """What cycle ``number``'s one request reads: "inbox", "edits" or a "listing"."""
-        inbox, edits = self.config.inbox_every, self.config.edits_every
-        if inbox and number % inbox == 0:
-            return "inbox"
-        if edits and number % edits == 0:
-            return "edits"
-        return "listing"
-
-    def _listing_turn(self, number: int) -> int:
-        """How many of cycles 1..``number`` read a listing: the new/comments alternation."""
-        inbox, edits = self.config.inbox_every, self.config.edits_every
-        taken = number // inbox if inbox else 0
-        if edits:  # edit turns, less those the inbox already took
-            taken += number // edits - (number // math.lcm(inbox, edits) if inbox else 0)
-        return number - taken
-
     def _sweep_edits(self, report: CycleReport) -> None:
         """Re-read the newest refereed posts (one request) and note any whose tags changed.
 
@@ -684,8 +826,9 @@ class Worker:
             self._set(fullname, record, delivery)
         self.store.flush(sync=False)  # lost, the next cycle looks again
 
-    def _deliver(self, report: CycleReport) -> None:
-        """Post every due reply: all their intents in one synced flush, then one by one."""
+    def _deliver(self, report: CycleReport, *, one: bool = False) -> None:
+        """Post every due reply, oldest first: all their intents in one synced flush, then
+        one by one; ``one``: the oldest only (a step, so that a read can come next)."""
         now = self.clock()
         hold = float((self.state.get("ratelimit") or {}).get("until", 0.0))
         if now < hold:
@@ -704,6 +847,8 @@ class Worker:
             sending = {**delivery, "state": Delivery.SENDING.value, "since": _iso(now)}
             sending.pop("retry_at", None)
             self._set(fullname, record, sending)
+            if one:
+                break
         if not due:
             return
         # The intents, durable before any of these replies can exist: one fsync for all.
@@ -780,8 +925,6 @@ class Worker:
             log.warning(
                 "event=ratelimited post=%s retry_in=%.0f reason=%r", fullname, wait, error.message
             )
-            if self.schedule_retry is not None:
-                self.schedule_retry(until)
             return
         self._set(fullname, record, delivery)
         self.store.flush(sync=False)
@@ -801,8 +944,8 @@ class Worker:
         report.undeliverable += 1
         log.warning("event=undeliverable post=%s reason=%r", fullname, reason)
 
-    def _edit(self, report: CycleReport) -> None:
-        """Edit delivered replies to carry the edited note."""
+    def _edit(self, report: CycleReport, *, one: bool = False) -> None:
+        """Edit delivered replies to carry the edited note; ``one``: the first only."""
         now = self.clock()
         if now < float((self.state.get("ratelimit") or {}).get("until", 0.0)):
             return
@@ -823,13 +966,13 @@ class Worker:
             delivery["edit_pending"] = False
             self._set(fullname, record, delivery)
             self.store.flush(sync=False)  # lost, the reply is edited again: same text
+            if one:
+                return
 
     # -- the roster ----------------------------------------------------------------
 
     def _publish_roster(self, report: CycleReport) -> None:
         """Edit the roster wiki page if its text changed; one edit per cycle at most."""
-        if report.refereed or report.messages:
-            self._roster_due = True  # approvals, NPCs, wounds and heals all arrive in posts
         if self._wiki_off or not self._roster_due:
             return
         if not self.subreddits:
@@ -860,7 +1003,8 @@ class Worker:
                     error.failure.value,
                     error.message,
                 )
-            else:  # throttled, 5xx or no answer: the page stays due for the next cycle
+            else:  # throttled, 5xx or no answer: the page stays due, a poll later
+                self._roster_retry_at = self.clock() + self.pace.idle
                 log.warning("event=roster_failed failure=%s", error.failure.value)
             return
         self.state.put(
@@ -922,11 +1066,13 @@ def retry_failure(referee: Referee, fullname: str) -> Outcome:
 # -- running ---------------------------------------------------------------------------
 
 
-def serve(worker: Worker, poll_seconds: float, *, stop: threading.Event | None = None) -> None:
-    """Run cycles every ``poll_seconds`` on a blocking APScheduler until SIGTERM or SIGINT.
+def serve(worker: Worker, *, stop: threading.Event | None = None) -> None:
+    """Run the worker's steps on a blocking APScheduler until SIGTERM or SIGINT.
 
-    On a signal the scheduler stops taking jobs, the cycle in flight finishes, and
-    this returns; the caller then closes (flushes) the store.
+    One job at a time: a step runs the task due, then adds the next step at the time
+    :meth:`Worker.next_wake` names (the worker's clock is the wall clock here). On a
+    signal the scheduler stops taking jobs, the step in flight finishes, and this
+    returns; the caller then closes (flushes) the store.
     """
     from apscheduler.executors.pool import ThreadPoolExecutor
     from apscheduler.schedulers import SchedulerNotRunningError
@@ -939,42 +1085,48 @@ def serve(worker: Worker, poll_seconds: float, *, stop: threading.Event | None =
     )
     stopping = stop or threading.Event()
 
-    def run_cycle() -> None:
-        if not stopping.is_set():
-            worker.cycle()
+    def plan(at: float) -> None:
+        # A new job each time (not one job modified): the scheduler drops a spent date
+        # job by its id while this one may already be adding the next.
+        when = datetime.fromtimestamp(max(at, time.time()), tz=timezone.utc)
+        with suppress(SchedulerNotRunningError):
+            scheduler.add_job(run_step, "date", run_date=when)
 
-    def run_retry() -> None:
-        if not stopping.is_set():
-            worker.deliver_due()
-
-    def schedule_retry(at: float) -> None:
-        when = datetime.fromtimestamp(at, tz=timezone.utc)
-        scheduler.add_job(run_retry, "date", run_date=when, id="retry", replace_existing=True)
+    def run_step() -> None:
+        if stopping.is_set():
+            return
+        wake = time.time() + worker.config.poll_seconds
+        try:
+            worker.step()
+            wake = worker.next_wake()
+        except Exception:  # a bug must not stop the bot: log it, try again after a poll
+            log.exception("event=step_failed: stepping again in %s s", worker.config.poll_seconds)
+        finally:
+            if not stopping.is_set():
+                plan(wake)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         if stopping.is_set():
             return
         stopping.set()
-        log.info("event=stopping signal=%s: finishing the cycle", signal.Signals(signum).name)
+        log.info("event=stopping signal=%s: finishing the step", signal.Signals(signum).name)
         with suppress(SchedulerNotRunningError):
             scheduler.shutdown(wait=False)
 
-    worker.schedule_retry = schedule_retry
-    scheduler.add_job(
-        run_cycle,
-        "interval",
-        seconds=poll_seconds,
-        id="cycle",
-        next_run_time=datetime.now(tz=timezone.utc),
-    )
+    plan(time.time())
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        log.info("event=started poll_seconds=%s", poll_seconds)
+        log.info(
+            "event=started poll_seconds=%s active_seconds=%.1f budget_per_minute=%.0f",
+            worker.config.poll_seconds,
+            worker.pace.active,
+            worker.budget.per_minute,
+        )
         scheduler.start()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    with worker.lock:  # wait for the cycle in flight
+    with worker.lock:  # wait for the step in flight
         pass
     log.info("event=stopped")
 

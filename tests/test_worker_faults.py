@@ -50,11 +50,13 @@ FAULTS = [
 ]
 
 
+@pytest.mark.parametrize("driver", ["cycles", "steps"])
 @pytest.mark.parametrize(("route", "fault", "times"), FAULTS)
 def test_injected_faults_leave_no_duplicate_and_no_miss(
-    server: FakeReddit, tmp_path: Path, route: str, fault: Fault, times: int
+    server: FakeReddit, tmp_path: Path, route: str, fault: Fault, times: int, driver: str
 ) -> None:
-    """Under each fault every tagged post ends with exactly one reply."""
+    """Under each fault every tagged post ends with exactly one reply: in cycles a poll
+    apart (``run --once``), and in the worker's own steps at the active pace."""
     tagged = seed_tagged(server, threads=2, per_thread=4)
     live = Live(server, tmp_path, "timeout = 0.3\n")
     try:
@@ -63,9 +65,12 @@ def test_injected_faults_leave_no_duplicate_and_no_miss(
             server.inject("POST /api/comment", Fault.LOST_RESPONSE_500)
         server.inject(route, fault, times=times, retry_after=5)
         for _ in range(40):
-            live.worker.cycle()
+            if driver == "cycles":
+                live.worker.cycle()
+                server.clock.advance(POLL)
+            else:
+                live.run_until(server.clock.now() + POLL, request_seconds=0.3)
             server.release()
-            server.clock.advance(POLL)
             if not live.worker.open_posts and bot_replies(server).keys() >= set(tagged):
                 break
     finally:
@@ -99,12 +104,21 @@ def _await_replies(
     return True
 
 
+@pytest.fixture
+def roomy_server() -> Iterator[FakeReddit]:
+    """A FakeReddit whose quota outlasts hundreds of requests on a clock standing still
+    (the worker processes here run on the wall clock; prawcore would pace them)."""
+    with fake_reddit(quota=1_000_000_000) as fake:
+        yield fake
+
+
 @pytest.mark.slow
 def test_sigkill_at_random_points_loses_and_doubles_nothing(
-    server: FakeReddit, tmp_path: Path
+    roomy_server: FakeReddit, tmp_path: Path
 ) -> None:
     """Kill `referee run --once` with SIGKILL at random moments over 200+ tags, restart it
     each time: in the end every tag is answered exactly once and rolled exactly once."""
+    server = roomy_server
     tagged = seed_tagged(server, threads=4, per_thread=50)  # 204 tags in 204 posts
     make_campaign(tmp_path, extra_config=reddit_section(server, "timeout = 2.0\n")).close()
     command = [sys.executable, "-m", "referee", "--campaign", str(tmp_path), "run", "--once"]
@@ -163,3 +177,48 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing(
     )
     assert 15 == kills
     assert killed_mid_delivery >= 10  # the kills landed while replying, not just at start-up
+
+
+@pytest.mark.slow
+def test_sigkill_of_the_scheduled_bot_loses_and_doubles_nothing(
+    roomy_server: FakeReddit, tmp_path: Path
+) -> None:
+    """Kill `referee run` (the scheduler: a read or one reply a step, at the active pace)
+    with SIGKILL after a random number of replies, restart it, and end with `run --once`:
+    every tag is answered exactly once and rolled exactly once."""
+    server = roomy_server
+    tagged = seed_tagged(server, threads=2, per_thread=14)  # 30 tags in 30 posts
+    extra = reddit_section(server, "timeout = 2.0\nbudget_share = 1.0\n", poll=5)
+    make_campaign(tmp_path, extra_config=extra).close()
+    base = [sys.executable, "-m", "referee", "--campaign", str(tmp_path), "run"]
+    chance = random.Random(20260222)
+    kills = 0
+    for _ in range(4):
+        process = subprocess.Popen(
+            base, env=worker_env(server), cwd=tmp_path, stderr=subprocess.DEVNULL
+        )
+        try:
+            more = chance.randint(1, 6)
+            if _await_replies(server, process, len(bot_replies(server)) + more, more):
+                process.send_signal(signal.SIGKILL)
+                process.wait(timeout=10)
+                kills += 1
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    final = subprocess.run(
+        [*base, "--once"], env=worker_env(server), cwd=tmp_path, capture_output=True, timeout=60
+    )
+    replies = bot_replies(server)
+    campaign = make_campaign(tmp_path)
+    try:
+        rows = list(campaign.store.ledger)
+    finally:
+        campaign.close()
+    assert (4, 0) == (kills, final.returncode)
+    assert ({}, []) == (
+        {post: n for post, n in replies.items() if n > 1},
+        [post for post in tagged if post not in replies],
+    )
+    assert (30, True) == (len(rows), verify(rows, None).ok)

@@ -48,6 +48,7 @@ import functools
 import html
 import itertools
 import json
+import math
 import re
 import socket
 import threading
@@ -81,13 +82,10 @@ DEFAULT_LISTING_LIMIT = 25
 MAX_LISTING_LIMIT = 100
 # How long a stalled ("timeout") response waits for `release()` at most.
 MAX_STALL_SECONDS = 30.0
-# The x-ratelimit-* headers of an ordinary response. They advertise a budget roomy
-# enough that prawcore's rate limiter never decides to sleep.
-CALM_RATELIMIT_HEADERS = {
-    "x-ratelimit-remaining": "599.0",
-    "x-ratelimit-used": "1",
-    "x-ratelimit-reset": "300",
-}
+# Reddit's allowance for an OAuth client: 100 queries a minute, averaged over a window
+# of ten minutes, counted and reported in the x-ratelimit-* headers of every answer.
+REDDIT_QUOTA = 1000
+RATELIMIT_WINDOW = 600
 
 _TOO_OLD = "that's a piece of history now; it's too late to reply to it"
 _MENTION = re.compile(r"(?<![\w/])/?u/([A-Za-z0-9_-]{3,20})")
@@ -306,6 +304,9 @@ class _Handler(BaseHTTPRequestHandler):
     """Hands every request to the owning `FakeReddit`."""
 
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; with Nagle on, each answer waits ~40 ms
+    # for the client's delayed ACK.
+    disable_nagle_algorithm = True
     server: _Server
 
     def do_GET(self) -> None:
@@ -381,6 +382,13 @@ class FakeReddit:
             into a ``more`` object (None: only the client's ``limit`` applies).
         max_depth: the deepest level a thread response shows; deeper replies hide
             behind a "continue this thread" ``more`` object (None: unlimited).
+        quota: the requests Reddit allows in each ``RATELIMIT_WINDOW`` seconds of the
+            fake clock, windows starting at multiples of it as Reddit's do. Every answer
+            carries Reddit's ``x-ratelimit-used``, ``-remaining`` and ``-reset``; a
+            request beyond the quota is answered 429 until the window resets. A test
+            whose clock stands still while it sends hundreds of requests (a worker
+            process killed and restarted, say) gives a larger quota, or prawcore would
+            rightly pace it.
 
     Use it as a context manager, or call `start()` and `stop()`.
     """
@@ -395,6 +403,7 @@ class FakeReddit:
         clock: FakeClock | None = None,
         comment_limit: int | None = None,
         max_depth: int | None = None,
+        quota: int = REDDIT_QUOTA,
         port: int = 0,  # 0: any free port (tests); fixed for `python -m referee.testing.serve`
     ) -> None:
         self.port = port
@@ -406,6 +415,10 @@ class FakeReddit:
             raise ValueError("max_depth must be at least 1 (top-level comments are depth 0)")
         self.comment_limit = comment_limit
         self.max_depth = max_depth
+        self.quota = quota
+        self._window = -1  # the fake clock's current rate-limit window, by number
+        self._used = 0  # requests counted in that window
+        self.refused = 0  # requests answered 429 for going past the quota
         self.requests: list[Request] = []
         self.unhandled: list[Request] = []
         self._lock = threading.RLock()
@@ -734,6 +747,11 @@ class FakeReddit:
         with self._lock:
             self.requests.append(record)
             fault = self._take_fault(method, path)
+            limits = None if path == "/api/v1/access_token" else self._count_request()
+        if limits is not None and float(limits["x-ratelimit-remaining"]) < 0:
+            reset = int(limits["x-ratelimit-reset"])  # over the quota: as Reddit, 429
+            self.refused += 1
+            fault = _ArmedFault(None, path, Fault.TOO_MANY_REQUESTS, 1, reset, "")
 
         if fault is not None and fault.fault is Fault.TIMEOUT:
             with self._lock:
@@ -743,7 +761,7 @@ class FakeReddit:
             handler.hang_up()
             return
         if fault is not None and fault.fault not in _AFTER_ACTION:
-            self._send_fault(handler, fault)
+            self._send_fault(handler, fault, limits or {})
             return
 
         status, payload, headers = self._dispatch(method, path, params, handler, record)
@@ -755,11 +773,43 @@ class FakeReddit:
         if params.get("raw_json") != "1":
             payload = _legacy_escape(payload)
         body = json.dumps(payload).encode("utf-8")
-        all_headers = {"Content-Type": "application/json; charset=UTF-8"}
-        if path != "/api/v1/access_token":
-            all_headers.update(CALM_RATELIMIT_HEADERS)
+        all_headers = {"Content-Type": "application/json; charset=UTF-8", **(limits or {})}
         all_headers.update(headers)
         handler.send_payload(status, body, all_headers)
+
+    def _count_request(self) -> dict[str, str]:
+        """Count one request against the quota; Reddit's x-ratelimit-* headers after it.
+
+        A negative remaining means the quota was already spent: the caller answers 429.
+        """
+        now = self.clock.now()
+        window = int(now // RATELIMIT_WINDOW)
+        if window != self._window:
+            self._window, self._used = window, 0
+        self._used += 1
+        reset = max(1, math.ceil((window + 1) * RATELIMIT_WINDOW - now))
+        remaining = self.quota - self._used
+        return {
+            "x-ratelimit-remaining": f"{remaining:.1f}",
+            "x-ratelimit-used": str(self._used),
+            "x-ratelimit-reset": str(reset),
+        }
+
+    def use_quota(self, requests: int) -> None:
+        """Count ``requests`` of another tool of the bot's account in the current window."""
+        with self._lock:
+            window = int(self.clock.now() // RATELIMIT_WINDOW)
+            if window != self._window:
+                self._window, self._used = window, 0
+            self._used += requests
+
+    def rate_limit(self) -> tuple[int, float]:
+        """The requests counted in the fake clock's current window, and when it resets."""
+        with self._lock:
+            now = self.clock.now()
+            window = int(now // RATELIMIT_WINDOW)
+            used = self._used if window == self._window else 0
+            return used, (window + 1) * RATELIMIT_WINDOW
 
     def _take_fault(self, method: str, path: str) -> _ArmedFault | None:
         for armed in self._faults:
@@ -770,7 +820,7 @@ class FakeReddit:
                 return armed
         return None
 
-    def _send_fault(self, handler: _Handler, fault: _ArmedFault) -> None:
+    def _send_fault(self, handler: _Handler, fault: _ArmedFault, limits: dict[str, str]) -> None:
         kind = fault.fault
         if kind is Fault.TOO_MANY_REQUESTS:
             seconds = str(fault.retry_after)
@@ -778,8 +828,8 @@ class FakeReddit:
             headers = {
                 "Content-Type": "text/html; charset=UTF-8",
                 "retry-after": seconds,
-                "x-ratelimit-remaining": "0",
-                "x-ratelimit-used": "600",
+                "x-ratelimit-remaining": "0.0",
+                "x-ratelimit-used": str(self.quota),
                 "x-ratelimit-reset": seconds,
             }
             handler.send_payload(429, page, headers)
@@ -790,7 +840,7 @@ class FakeReddit:
         else:
             status = int(kind.value)
             payload = {"message": _REASONS[status], "error": status}
-        headers = {"Content-Type": "application/json; charset=UTF-8", **CALM_RATELIMIT_HEADERS}
+        headers = {"Content-Type": "application/json; charset=UTF-8", **limits}
         handler.send_payload(status, json.dumps(payload).encode("utf-8"), headers)
 
     def _dispatch(

@@ -5,7 +5,9 @@ parts, so they share them here::
 
     fake_reddit(...)              a running FakeReddit whose client sleeps are recorded
     reddit_section(server, ...)   the [reddit] table of config.toml, pointed at the server
-    Live(server, folder, ...)     campaign + RedditForum + Worker; ``restart`` as a crash
+    Live(server, folder, ...)     campaign + RedditForum + Worker; ``restart`` as a crash;
+                                  ``run_until`` steps the worker as ``serve`` would, on
+                                  the fake clock (each request taking ``request_seconds``)
     seed_tagged(server, ...)      threads of tagged posts to referee
     bot_replies(server)           how many replies the bot left under each post
     worker_env(server)            the environment of a ``referee run`` process
@@ -29,6 +31,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +39,10 @@ import requests
 
 from ..campaign import Campaign
 from ..pipeline import Referee
-from ..reddit import RedditForum, connect
+from ..reddit import open_forum
 from ..worker import Worker
 from .campaign import make_campaign
-from .reddit_server import FakeReddit, client_sleeps
+from .reddit_server import REDDIT_QUOTA, FakeReddit, client_sleeps
 
 SUB = "dicegames"  # the subreddit the helpers watch unless told otherwise
 POLL = 60  # seconds between cycles, on the fake clock
@@ -51,10 +54,11 @@ def fake_reddit(
     subreddits: Iterable[str] = (SUB,),
     moderators: Iterable[str] = ("gm",),
     wiki_contributors: Iterable[str] = (),
+    quota: int = REDDIT_QUOTA,
 ) -> Iterator[FakeReddit]:
-    """A running FakeReddit with ``subreddits``, each moderated by ``moderators``;
-    PRAW's and prawcore's sleeps are recorded, not slept."""
-    with FakeReddit() as server, client_sleeps():
+    """A running FakeReddit with ``subreddits``, each moderated by ``moderators``, and
+    Reddit's request ``quota``; PRAW's and prawcore's sleeps are recorded, not slept."""
+    with FakeReddit(quota=quota) as server, client_sleeps():
         for sub in subreddits:
             server.add_subreddit(
                 sub, moderators=list(moderators), wiki_contributors=list(wiki_contributors)
@@ -153,9 +157,7 @@ class Live:
         options = dict(self.worker_options)
         page_size = options.pop("page_size", 100)
         gms = options.pop("gms", ())
-        forum = RedditForum(
-            connect(self.campaign.config.reddit, session=http, **settings), page_size
-        )
+        forum = open_forum(self.campaign.config.reddit, page_size, session=http, **settings)
         self.worker = Worker(
             Referee(self.campaign, clock=self.server.clock.now, gms=gms),
             forum,
@@ -193,6 +195,42 @@ class Live:
                 return n
         raise AssertionError(f"still open after {cycles} cycles: {self.worker.open_posts}")
 
+    def run_until(self, at: float, request_seconds: float = 0.0) -> list[Step]:
+        """Step the worker as :func:`~referee.worker.serve` does until the fake clock reads
+        ``at``: jump to :meth:`~referee.worker.Worker.next_wake`, step, and let each
+        request sent take ``request_seconds``. The steps that did something."""
+        clock = self.server.clock
+        steps: list[Step] = []
+        idle_steps = 0  # steps in a row at one moment that did nothing: a stuck schedule
+        while True:
+            wake = self.worker.next_wake()
+            if wake > at:
+                clock.advance(max(0.0, at - clock.now()))
+                return steps
+            clock.advance(max(0.0, wake - clock.now()))
+            started, before = clock.now(), self.server.count()
+            report = self.worker.step()
+            sent = self.server.count() - before
+            clock.advance(sent * request_seconds)
+            if sent or report.sources or report.refereed:
+                steps.append(Step(started, clock.now(), sent, report.sources, report.delivered))
+                idle_steps = 0
+            elif clock.now() == started:
+                idle_steps += 1
+                if idle_steps > 3:
+                    raise AssertionError(f"the worker is stuck at {started}: wakes, does nothing")
+
     def bot_replies(self) -> Counter[str]:
         """How many replies the bot left under each post."""
         return bot_replies(self.server)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the worker on the fake clock."""
+
+    started: float
+    ended: float  # started plus the simulated time of its requests
+    requests: int  # requests the server received (logins and retries included)
+    sources: list[str]  # what it read
+    delivered: int  # replies it posted

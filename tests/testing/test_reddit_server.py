@@ -402,6 +402,39 @@ def test_429_raises_and_delays_the_next_request(
     assert [7] == [round(s) for s in sleeps]
 
 
+def test_every_answer_reports_reddits_rate_limit_as_praw_reads_it(
+    server: FakeReddit, reddit: praw.Reddit
+) -> None:
+    """Each request counts against the window's quota; PRAW's auth.limits follows the headers,
+    and a new window on the fake clock starts the count again."""
+    server.clock.advance(600 - server.clock.now() % 600 + 10)  # 10 s into a window
+    reddit.user.me()
+    list(reddit.subreddit(SUB).new())
+    first = dict(reddit.auth.limits)
+    server.clock.advance(600)
+    list(reddit.subreddit(SUB).new())
+    assert {"remaining": 998, "used": 2} == first
+    assert {"remaining": 999, "used": 1} == reddit.auth.limits
+    assert (1, server.clock.now() + 590) == server.rate_limit()
+
+
+def test_a_request_beyond_the_quota_is_answered_429_until_the_window_resets(
+    sleeps: list[float],
+) -> None:
+    """Past the quota Reddit answers 429 with the seconds to the reset; then it answers again."""
+    with FakeReddit(quota=3) as fake:
+        fake.add_subreddit(SUB, moderators=["gm"])
+        fake.clock.advance(600 - fake.clock.now() % 600 + 100)
+        reddit = fake.reddit()
+        for _ in range(3):
+            list(reddit.subreddit(SUB).new())
+        with pytest.raises(prawcore.TooManyRequests) as caught:
+            list(reddit.subreddit(SUB).new())
+        fake.clock.advance(500)
+        list(reddit.subreddit(SUB).new())
+    assert ("500", 1) == (caught.value.retry_after, reddit.auth.limits["used"])
+
+
 def test_lost_response_leaves_the_comment_though_the_client_raised(
     server: FakeReddit, reddit: praw.Reddit, sleeps: list[float]
 ) -> None:

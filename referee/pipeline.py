@@ -409,8 +409,5 @@ def outcome_summary(verdict: Verdict) -> dict[str, Any]:
     if groups is not None:
         summary["order"] = [list(group) for group in groups]
     if verdict.changes:
-        summary["changes"] = [
-            {"name": c.name, "wounds": c.wounds_after, "state": c.state_after}
-            for c in verdict.changes
-        ]
+        summary["changes"] = [change.ledger() for change in verdict.changes]
     return summary

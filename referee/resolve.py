@@ -269,6 +269,7 @@ class EncounterResult:
     """The end of a thread's encounter."""
 
     had_order: bool  # the system had encounter state in the thread (an order...) and reset it
+    detail: Any = None  # what the system's end_encounter returned, for its own template
 
 
 STATUS_PENDING, STATUS_NEEDS_CHANGES = "awaiting approval", "needs changes"
@@ -372,8 +373,8 @@ def resolve_decide(request: Decide, context: Context, dice: DiceSource) -> Resol
 
 
 def resolve_end(request: EndEncounter, context: Context, dice: DiceSource) -> Resolution:
-    had_order = bool(_system(context).end_encounter(context))
-    return Resolution("encounter", EncounterResult(had_order))
+    outcome = _system(context).end_encounter(context)
+    return Resolution("encounter", EncounterResult(bool(outcome), outcome))
 
 
 # ------------------------------------------------------------------------------ help

@@ -324,10 +324,17 @@ class PostTable:
 
     def get(self, key: str) -> Record | None:
         """A copy of the record under ``key``, or ``None``."""
-        value = self._value(key)
-        return None if value is None else orjson.loads(value)
+        found = self._find(key)
+        if isinstance(found, bytes):
+            return orjson.loads(found)
+        return found
 
     def _value(self, key: str) -> bytes | None:
+        found = self._find(key)
+        return orjson.dumps(found) if isinstance(found, dict) else found
+
+    def _find(self, key: str) -> bytes | Record | None:
+        """The record's JSON if it is in memory, else the record read from the journal."""
         unflushed = self._unflushed.get(key)
         if unflushed is not None:
             return unflushed[1]
@@ -339,8 +346,8 @@ class PostTable:
         offset = self._index.get(key)
         if offset is None:
             return None
-        line = self._journal.read_line(offset)
-        return orjson.dumps(orjson.loads(line)["value"])
+        record: Record = orjson.loads(self._journal.read_line(offset))["value"]
+        return record
 
     def put(self, key: str, record: Mapping[str, Any]) -> None:
         """Store ``record`` under ``key`` (it lands with the next flush)."""

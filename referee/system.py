@@ -22,7 +22,8 @@ What a system provides (each member of :class:`System` says what it is for):
   refused to players by the core, with the reason, before the resolver runs;
 * **its sheet** (:class:`SheetFormat`): the application format players post under
   ``[[apply]]``, the parser, validation that returns every problem at once, the
-  character value, GM amendments, and how the character is stored (a JSON record);
+  character value, GM amendments, and how the character is stored: its JSON record,
+  whose first version (from the approved sheet) is the character's initial state;
 * **its rulings**: a frozen dataclass of options with defaults, read from the
   campaign's ``[rulings]`` table; unknown keys are refused listing the known ones
   (:func:`referee.systems.options.read_options` does this for any such dataclass);
@@ -36,10 +37,13 @@ What a system provides (each member of :class:`System` says what it is for):
   encounter, a standing difficulty, a pending test) in a table keyed by thread; per
   campaign state (a scene, a chapter, timers) in a table keyed by a fixed key.
   Records are JSON values; a system that changes their shape bumps ``version`` and
-  reads the old shape;
+  reads the old shape. A test opened by a GM and resolved from several players'
+  declarations is such state: a thread's pending test, declared into by tag after tag
+  and resolved by the tag that completes it (or the GM's);
 * **its hooks**: ``end_encounter`` (called by the core's ``[[end encounter]]``),
-  ``roster_view`` (what the wiki roster and ``referee characters`` show), ``seed``
-  (the campaign's shipped sheets, read into an empty store);
+  ``roster_view`` (what the wiki roster shows, campaign state such as scenes and
+  timers included), ``character_rows`` (``referee characters``), ``seed_store`` (the
+  campaign's shipped sheets, read into an empty store);
 * **its exact odds** (:class:`OddsCase`): every kind of roll it makes, with the
   exact distribution and a sampler, so the conformance kit
   (:func:`referee.testing.conformance.check_system`) can check them against
@@ -190,10 +194,12 @@ class System(Protocol):
         """Fill empty tables from the sheets the campaign ships; raise ConfigError on refusals."""
         ...
 
-    def end_encounter(self, context: Context) -> bool:
+    def end_encounter(self, context: Context) -> Any:
         """The core's [[end encounter]] ran in ``context.post.thread``: reset what it resets.
 
-        Returns whether the thread had encounter state (an initiative order...) to reset.
+        Returns whether the thread had encounter state (an initiative order...) to reset:
+        a bool, or any value whose truth says so and which the system's
+        ``verdict_encounter.md.j2`` shows as ``v.result.detail`` (who was reset...).
         """
         ...
 

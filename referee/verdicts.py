@@ -8,22 +8,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .dice import Draw
-from .tags import Tag
+
+if TYPE_CHECKING:  # a verdict names its tag; the parsing stage is not needed to hold one
+    from .tags import Tag
 
 
-@dataclass(frozen=True)
-class Change:
-    """A character's wounds and state before and after a verdict."""
+class Change(Protocol):
+    """What a verdict did to one character or thing, in the system's own terms.
 
-    name: str
-    wounds_before: int
-    wounds_after: int
-    state_before: str
-    state_after: str
-    penalty_after: int = 0  # the pain-shock penalty the character now rolls with
+    The system's templates show it (stepped: wounds and state before and after); the
+    ledger keeps what :meth:`ledger` says, beside the dice.
+    """
+
+    @property
+    def name(self) -> str:
+        """Whose change it is (a character's or a craft's name)."""
+        ...
+
+    def ledger(self) -> dict[str, Any]:
+        """The facts of the change the ledger row keeps (JSON values)."""
+        ...
 
 
 @dataclass(frozen=True)

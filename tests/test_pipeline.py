@@ -216,3 +216,11 @@ def test_a_tag_that_fails_after_writing_leaves_no_half_change(open_campaign, mon
         stored.get("wounds", 0),
         context.roster.find("Trooper 1").wounds,
     )
+
+
+def test_ledger_rows_record_the_system_and_its_version(open_campaign):
+    """Each roll's row names the rules that read its dice, so it stays verifiable later."""
+    campaign = open_campaign(SHEETS)
+    Referee(campaign).referee(_post("[[roll Kara agility]] [[d6]]"))
+    rows = list(campaign.store.ledger)
+    assert [("stepped", "1")] * 2 == [(row["system"], row["system_version"]) for row in rows]

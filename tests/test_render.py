@@ -69,3 +69,29 @@ def test_escaping_never_leaves_a_mention_or_link(text):
 def test_percentages(chance, expected):
     """Chances print with one decimal, and never round to a false 0% or 100%."""
     assert expected == percent(chance)
+
+
+def test_templates_are_looked_up_in_the_campaign_then_the_system_then_the_core(tmp_path):
+    """A GM's copy wins over the system's, and the system's over the core's."""
+    from referee.render import make_environment
+    from referee.systems import load_system
+
+    (tmp_path / "verdict_stat.md.j2").write_text("the GM's stat")
+    (tmp_path / "reply.md.j2").write_text("the GM's reply")
+    environment = make_environment(tmp_path, load_system("stepped"))
+    stepped_only = make_environment(None, load_system("stepped"))
+    core_only = make_environment(None)
+
+    def source(env, name):
+        return env.loader.get_source(env, name)[1]
+
+    assert ("the GM's stat", "the GM's reply") == (
+        environment.get_template("verdict_stat.md.j2").render(),
+        environment.get_template("reply.md.j2").render(),
+    )
+    assert (True, True) == (
+        "systems/stepped/templates" in source(stepped_only, "verdict_application.md.j2"),
+        source(core_only, "verdict_application.md.j2").endswith(
+            "referee/templates/verdict_application.md.j2"
+        ),
+    )

@@ -36,6 +36,7 @@ GROUP = "referee.systems"
 # name -> "module:attribute" of the System object; imported on first use.
 BUILT_IN: dict[str, str] = {
     "stepped": "referee.systems.stepped.system:SYSTEM",
+    "edge": "referee.systems.edge.system:SYSTEM",
 }
 
 

@@ -79,9 +79,8 @@ def _default_of(field: Field[Any]) -> object:
 def coerce_options(options: object) -> None:
     """Convert every field of a frozen options value by its default's type, in place.
 
-    Called from the dataclass's ``__post_init__``, so a value built directly (as the
-    core's :func:`referee.system.rulings_from_mapping` does, from plain TOML values)
-    holds enum members and tuples like one built by :func:`read_options`. Raises
+    Called from the dataclass's ``__post_init__``, so a value built directly from plain
+    TOML values holds enum members and tuples like one built by :func:`read_options`. Raises
     ValueError naming every bad value.
     """
     problems: list[str] = []

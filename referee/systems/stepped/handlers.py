@@ -20,7 +20,6 @@ from referee.errors import ConfigError, Forbidden, RuleViolation, UnknownName
 from referee.names import NameIndex
 from referee.resolve import Context, require_control
 from referee.system import Resolution
-from referee.verdicts import Change
 
 from . import odds as stepped_odds
 from .application import parse_sheet
@@ -100,6 +99,22 @@ class Fleet:
         key = character_key(vehicle.name)
         self._table.put(key, {**self._record(key), "sheet": vehicle_to_record(vehicle)})
         self._parsed[key] = vehicle
+
+
+@dataclass(frozen=True)
+class Change:
+    """A character's (or craft's) wounds and state before and after a verdict."""
+
+    name: str
+    wounds_before: int
+    wounds_after: int
+    state_before: str
+    state_after: str
+    penalty_after: int = 0  # the pain-shock penalty the character now rolls with
+
+    def ledger(self) -> dict[str, Any]:
+        """What the ledger row keeps: the name, the wounds and the state after."""
+        return {"name": self.name, "wounds": self.wounds_after, "state": self.state_after}
 
 
 def fleet(context: Context) -> Fleet:

@@ -1,0 +1,83 @@
+"""The edge demo campaign: its thread uses every verb and re-runs to the same replies."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from referee.batch import load_thread
+from referee.campaign import Campaign
+from referee.cli import main
+from referee.resolve import verbs_for
+from referee.systems.edge.system import SYSTEM
+from referee.tags import find_tags
+
+DEMO = Path(__file__).resolve().parents[3] / "data" / "demos" / "edge"
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "edge"
+    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns("store.*", "secret.txt"))
+    monkeypatch.setenv("REFEREE_SECRET", "edge-demo-test-secret")
+    return folder
+
+
+def _batch(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    main(["--campaign", str(folder), "batch", str(folder / "thread.json")])
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def _ledger_rows(folder: Path) -> int:
+    return len((folder / "store.ledger.jsonl").read_text(encoding="utf-8").splitlines())
+
+
+def test_the_demo_thread_uses_every_verb() -> None:
+    """Every verb of an edge campaign (its own and the core's) appears in a tag of the thread."""
+    table = verbs_for(SYSTEM)
+    used = {
+        table[tag.text.split()[0].casefold()].name
+        for post in load_thread(DEMO / "thread.json").posts
+        for tag in find_tags(post.body).tags
+    }
+    assert {verb.name for verb in table.values()} == used
+
+
+def test_the_demo_batch_is_deterministic_and_records_nothing_twice(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second run prints the same replies and adds no ledger row."""
+    first, first_err = _batch(demo, capsys)
+    rows = _ledger_rows(demo)
+    second, second_err = _batch(demo, capsys)
+    assert (first, rows) == (second, _ledger_rows(demo))
+    assert "0 new roll(s)" in second_err and "0 new roll(s)" not in first_err
+
+
+def test_the_demo_ends_the_encounter_and_approves_the_newcomer(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The end of the encounter resets advantage; the fixed application is approved."""
+    out, _ = _batch(demo, capsys)
+    with Campaign.open(demo, need_secret=False) as campaign:
+        characters = campaign.store.table("characters")
+        advantages = {characters.get(key)["sheet"]["advantage"] for key in ("kara venn", "dax")}
+        policy = characters.get("nova quill")["sheet"]["policy"]
+    assert "**The encounter is over.** Advantage back to 1:" in out
+    assert ({1}, "hit") == (advantages, policy)
+
+
+def test_roll_from_the_shell_replays_the_first_vector(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`referee roll --dice 3,2`: Kara (cool +1, advantage 4) reads 6, then 8 with the advantage."""
+    main(["--campaign", str(demo), "roll", "move Kara cool", "--dice", "3,2"])
+    out = capsys.readouterr().out
+    assert (
+        "2d6 [3, 2] +1 (cool) = 6; with the advantage 4 in place of the lower die: "
+        "[3, 4] +1 (cool) = 8 → **8, success with a cost** (7-9)"
+    ) in out
+    assert "Without the advantage it would have been 6, miss (6-). Advantage 4 → **1**." in out

@@ -65,7 +65,7 @@ class TraitRoll:
     wild: DieRoll | None  # the wild d6, for a named roller
     modifiers: tuple[Modifier, ...]
     total: int
-    exceptional: bool  # the wild d6 matched a trait die
+    exceptional: bool  # the wild d6 (never a 1) matched a trait die
     critical: bool  # the trait dice showed 1; wins over exceptional
 
 
@@ -202,7 +202,10 @@ def _execute(plan: _Plan, rulings: Rulings, dice: DiceSource) -> TraitRoll:
         if wild_value > values[chosen]:
             replaced = chosen
         wild_die = DieRoll(odds.WILD_SIDES, wild_value, kept=replaced >= 0, wild=True)
-        exceptional = _EXCEPTIONAL[rulings.exceptional_on](values, wild_value, chosen)
+        # a wild 1 is harmless and never lucky ("единица на 1д6 не страшна").
+        exceptional = wild_value != 1 and _EXCEPTIONAL[rulings.exceptional_on](
+            values, wild_value, chosen
+        )
     can_critical = plan.named or rulings.critical_for_unnamed
     critical = can_critical and _CRITICAL[rulings.critical_when](values)
     if exceptional and critical:

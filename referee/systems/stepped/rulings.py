@@ -77,9 +77,10 @@ class Rulings:
     # (a 1 beside a wild 6 totals 6). True: a critical failure loses the contest or
     # fails the cast whatever its total; False: it is only narrated.
     critical_fails: bool = True
-    # Added, the same question the other way: True: an exceptional success wins (or
-    # casts) whatever its total, unless the other side's is exceptional too.
-    exceptional_succeeds: bool = True
+    # the seed only names the exceptional success (a cast succeeds "only" on the
+    # tier's top face). False: reported for the GM to narrate, never a win on its own;
+    # True: it wins (or casts) whatever its total, unless the other side's is exceptional too.
+    exceptional_succeeds: bool = False
     # Added: the seed grants the automatic hit on an unaware target only in the ranged
     # paragraph. True: an unaware target of a melee attack is hit automatically too.
     melee_unaware_auto_hit: bool = True

@@ -60,27 +60,27 @@ class Roster:
     def __init__(self, table: Table, sheet: SheetFormat) -> None:
         self._table = table
         self._sheet = sheet
-        self._records: dict[str, dict[str, Any]] = {}
         self._parsed: dict[str, Any] = {}
         self.forget()
 
     def forget(self) -> None:
         """Re-read the table (after a change set was rolled back)."""
-        self._records = dict(self._table.items())
+        # Records are read from the table when first needed, never the whole roster at once.
+        self._records: dict[str, dict[str, Any]] = {}
         self._parsed = {}
         # First words and misspellings found at a cost that does not grow with the roster.
-        self._index = NameIndex(self._records)
+        self._index = NameIndex(self._table.keys())
         self._names: frozenset[str] | None = None  # made when first asked, kept until a change
 
     @property
     def known_names(self) -> frozenset[str]:
         """Every character's name, casefolded (for splitting names out of tags)."""
         if self._names is None:
-            self._names = frozenset(self._records)
+            self._names = frozenset(self._table.keys())
         return self._names
 
     def __contains__(self, name: str) -> bool:
-        return character_key(name) in self._records
+        return character_key(name) in self._table
 
     def add(self, character: Any, owner: str | None, approved: bool) -> None:
         """Put a new (or re-approved) character on the roster."""
@@ -94,36 +94,43 @@ class Roster:
 
     def record(self, name: str) -> dict[str, Any]:
         """The stored record (owner, approval and sheet) of the character ``name`` refers to."""
-        return self._records[self.key(name)]
+        return self._record(self.key(name))
 
     def find(self, name: str) -> Any:
         """The character a player means by ``name``: exact, else the only one it starts."""
         key = self.key(name)
         if key not in self._parsed:
-            self._parsed[key] = self._sheet.from_record(self._records[key]["sheet"])
+            self._parsed[key] = self._sheet.from_record(self._record(key)["sheet"])
         return self._parsed[key]
 
     def key(self, name: str) -> str:
         """The store key ``name`` means; UnknownName (with close names) if none or several."""
         key = character_key(name)
-        if key in self._records:
+        if key in self._table:
             return key
         starting = self._index.starting(key)
         if len(starting) == 1:
             return starting[0]
         if starting:
-            shown = ", ".join(self._records[k]["name"] for k in starting[:5])
+            shown = ", ".join(self._record(k)["name"] for k in starting[:5])
             raise UnknownName(f"'{name}' could mean {shown}; write the full name.")
         close = self._index.suggest(key)
         hint = (
-            f" Did you mean {' or '.join(self._records[k]['name'] for k in close)}?"
-            if close
-            else ""
+            f" Did you mean {' or '.join(self._record(k)['name'] for k in close)}?" if close else ""
         )
         raise UnknownName(
             f"No character is named '{name}'.{hint} A GM adds characters to the campaign; "
             f"`referee characters` lists them."
         )
+
+    def _record(self, key: str) -> dict[str, Any]:
+        record = self._records.get(key)
+        if record is None:
+            record = self._table.get(key)
+            if record is None:
+                raise UnknownName(f"No character is named '{key}'.")
+            self._records[key] = record
+        return record
 
     def starting(self, key: str) -> tuple[str, ...]:
         """The character keys whose first words are ``key``'s (``kara`` -> ``kara venn``)."""
@@ -132,7 +139,7 @@ class Roster:
     def update(self, character: Any) -> None:
         """Keep a changed character, its owner and approval untouched."""
         key = character_key(character.name)
-        record = {**self._records[key], "sheet": self._sheet.to_record(character)}
+        record = {**self._record(key), "sheet": self._sheet.to_record(character)}
         self._records[key] = record
         self._parsed[key] = character
         self._table.put(key, record)

@@ -1,7 +1,9 @@
 """The rulings of RULES.md §5 for ``hits``: every choice the seed leaves open, with its default.
 
-A GM sets them per campaign in config.toml; :meth:`Rulings.from_mapping` refuses an
-unknown key (listing the known ones) and a value outside the allowed set, all at once.
+A GM sets them per campaign in config.toml; :meth:`Rulings.from_mapping` reads them with
+the reader every system shares (:func:`referee.systems.options.read_options`), which
+refuses an unknown key (listing the known ones) and a value outside the allowed set, all
+at once.
 
 Rulings that RULES.md fixes without naming an option are applied as stated and listed
 here so a reader finds them in one place: R-43 (only those tied for most hits reroll an
@@ -16,6 +18,7 @@ the default:
   campaigns);
 * ``start_level``: the campaign scale's starting Level (default 1, "começa em 1");
 * ``npc_duel_bonus``: an NPC duels with Level + this many dice (the seed's "~ Nível + 7");
+* ``stakes_wounds`` (R-24) takes 0 to 2, not only RULES.md's 0 and 2;
 * ``group_ties``: when rollers of different Levels tie for the most hits in a group roll
   under R-42 ``"roller"``, whose Level sets the thresholds: ``"lowest"`` (default, the
   group gets the better result) or ``"highest"``.
@@ -23,12 +26,11 @@ the default:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
-from referee.errors import ConfigError
+from referee.systems.options import coerce_options, options_mapping, read_options
 
 
 class AdvantageMode(str, Enum):
@@ -115,15 +117,17 @@ class Rulings:
 
     >>> Rulings().advantage
     <AdvantageMode.FACE: 'face'>
-    >>> Rulings.from_mapping({"advantage": "extra_dice", "fast_xp_cap": "none"}).fast_xp_cap is None
-    True
+    >>> Rulings.from_mapping({"advantage": "extra_dice", "fast_xp_cap": "none"}).fast_xp_cap
+    0
     """
 
     advantage: AdvantageMode = AdvantageMode.FACE  # R-23
-    stakes_wounds: int = 2  # R-24: Wounds after raising the stakes in combat
+    # R-24: Wounds after raising the stakes in combat
+    stakes_wounds: int = field(default=2, metadata={"range": (0, 2)})
     influence_per: InfluencePer = InfluencePer.EVENT  # R-25
     resist_refund: bool = True  # R-26: a failed Resist still refunds the Influence
-    fast_xp_cap: int | None = 5  # R-27: None is "none", no cap in fast mode
+    # R-27: the fast mode's cap; config.toml's "none" (or 0) is no cap, held as UNCAPPED
+    fast_xp_cap: int = field(default=5, metadata={"range": (0, 100)})
     xp_at_max: XpAtMax = XpAtMax.KEEP  # R-28
     health_start: HealthStart = HealthStart.FORMULA  # R-40
     crit_face: CritFace = CritFace.NATURAL  # R-41
@@ -132,16 +136,16 @@ class Rulings:
     second_knockout: SecondKnockout = SecondKnockout.OUT  # R-46
     xp_ways_scope: XpWaysScope = XpWaysScope.OWN  # R-47
     xp_mode: XpMode = XpMode.STANDARD  # added
-    start_level: int = 1  # added: the campaign scale
-    npc_duel_bonus: int = 7  # added: NPC duel pool is Level + this
+    start_level: int = field(default=1, metadata={"range": (1, 6)})  # added: the campaign scale
+    # added: an NPC's duel pool is Level + this
+    npc_duel_bonus: int = field(default=7, metadata={"range": (0, 50)})
     group_ties: GroupTies = GroupTies.LOWEST  # added
 
     def __post_init__(self) -> None:
-        for name, enum in _ENUMS.items():
-            object.__setattr__(self, name, enum(getattr(self, name)))
+        coerce_options(self)
 
     @classmethod
-    def from_mapping(cls, d: Mapping[str, object]) -> Rulings:
+    def from_mapping(cls, mapping: Mapping[str, object]) -> Rulings:
         """Rulings from config.toml; ConfigError naming every bad key and what it allows.
 
         >>> Rulings.from_mapping({"advantage": "both", "stake_wounds": 2})  # doctest: +ELLIPSIS
@@ -149,90 +153,24 @@ class Rulings:
         ...
         referee.errors.ConfigError: The hits rulings in config.toml have 2 problems:
         - advantage = 'both': allowed values are "face", "extra_dice".
-        - 'stake_wounds' is not a ruling; the rulings are advantage, stakes_wounds, ...
+        - 'stake_wounds' is not a ruling; the hits rulings are advantage, stakes_wounds, ...
         """
-        problems: list[str] = []
-        values: dict[str, Any] = {}
-        for key, value in d.items():
-            check = _CHECKS.get(key)
-            if check is None:
-                problems.append(f"{key!r} is not a ruling; the rulings are {_NAMES}.")
-                continue
-            allowed, convert, help_text = check
-            if allowed(value):
-                values[key] = convert(value)
-            else:
-                problems.append(f"{key} = {value!r}: allowed values are {help_text}.")
-        if problems:
-            count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
-            raise ConfigError(
-                f"The hits rulings in config.toml have {count}:\n"
-                + "\n".join(f"- {problem}" for problem in problems)
-            )
-        return cls(**values)
+        if isinstance(mapping, Mapping) and mapping.get("fast_xp_cap") == "none":
+            mapping = {**mapping, "fast_xp_cap": UNCAPPED}
+        return read_options(cls, mapping, "hits")
 
     def to_mapping(self) -> dict[str, object]:
         """The rulings as config.toml writes them (the inverse of :meth:`from_mapping`).
 
-        >>> uncapped = Rulings(fast_xp_cap=None)
-        >>> Rulings.from_mapping(uncapped.to_mapping()) == uncapped
-        True
+        >>> written = Rulings(fast_xp_cap=UNCAPPED).to_mapping()
+        >>> written["fast_xp_cap"], Rulings.from_mapping(written) == Rulings(fast_xp_cap=UNCAPPED)
+        ('none', True)
         """
-        out: dict[str, object] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, Enum):
-                value = value.value
-            elif f.name == "fast_xp_cap" and value is None:
-                value = "none"
-            out[f.name] = value
+        out = options_mapping(self)
+        if self.fast_xp_cap == UNCAPPED:
+            out["fast_xp_cap"] = "none"
         return out
 
 
-_ENUMS: dict[str, type[Enum]] = {
-    "advantage": AdvantageMode,
-    "influence_per": InfluencePer,
-    "xp_at_max": XpAtMax,
-    "health_start": HealthStart,
-    "crit_face": CritFace,
-    "group_level": GroupLevel,
-    "all_in": AllIn,
-    "second_knockout": SecondKnockout,
-    "xp_ways_scope": XpWaysScope,
-    "xp_mode": XpMode,
-    "group_ties": GroupTies,
-}
-
-
-def _int_between(low: int, high: int) -> Callable[[object], bool]:
-    return lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
-
-
-def _member_of(enum: type[Enum]) -> Callable[[object], bool]:
-    allowed = {member.value for member in enum}
-    return lambda v: isinstance(v, str) and v in allowed
-
-
-def _xp_cap(value: object) -> bool:
-    return value == "none" or _int_between(2, 100)(value)
-
-
-_Check = tuple[Callable[[object], bool], Callable[[Any], Any], str]
-_CHECKS: dict[str, _Check] = {
-    **{
-        name: (_member_of(enum), enum, ", ".join(f'"{m.value}"' for m in enum))
-        for name, enum in _ENUMS.items()
-    },
-    "stakes_wounds": (lambda v: v in (0, 2) and not isinstance(v, bool), int, "0, 2"),
-    "resist_refund": (lambda v: isinstance(v, bool), bool, "true, false"),
-    "fast_xp_cap": (
-        _xp_cap,
-        lambda v: None if v == "none" else int(v),
-        'a whole number from 2 to 100, "none"',
-    ),
-    "start_level": (_int_between(1, 6), int, "a whole number from 1 to 6"),
-    "npc_duel_bonus": (_int_between(0, 50), int, "a whole number from 0 to 50"),
-}
-_NAMES = ", ".join(f.name for f in fields(Rulings))
-
+UNCAPPED = 0  # fast_xp_cap's "none"
 DEFAULT_RULINGS = Rulings()

@@ -9,10 +9,11 @@ does nothing, or stops).
 
 A Level gained waits for the player's choice of gains (:func:`choose_gains`): +1 to two
 different attributes; two Technique Tiers **or** +1 to the highest attribute; two Character
-Ranks; one Benefit; then Health = 2 × (Body + Level) (R-40). The engine keeps Tiers, Ranks
-and Benefits as counts (:class:`.sheet.SavedGains`) that the player spends on the sheet when
-he Awakens (:func:`awaken`), at once or later. Bonds, Techniques and Skills themselves are
-not modelled here; a Bond's Rank changing only in an Intermission is left to the GM.
+Ranks; one Benefit; then Health = 2 × (Body + Level) (R-40). Tiers, Ranks and the Benefit
+are taken at once (:attr:`LevelGains.take_now`, written on the sheet) or saved as counts
+(:class:`.sheet.SavedGains`) for when the character Awakens (:func:`awaken`). Bonds,
+Techniques and Skills themselves are not modelled here; a Bond's Rank changing only in an
+Intermission is left to the GM.
 
 Readings noted: fast mode's "+1 each time Influence is used" counts every spend of the
 chapter, refunded ones included (as R-47 counts them for ways); "+1 to the highest
@@ -28,13 +29,13 @@ attribute" is judged after the level's two +1s, a tie letting the player pick.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.errors import RuleViolation
 
 from .changes import Change, diff
-from .rulings import DEFAULT_RULINGS, Rulings, XpAtMax, XpMode, XpWaysScope
+from .rulings import DEFAULT_RULINGS, UNCAPPED, Rulings, XpAtMax, XpMode, XpWaysScope
 from .scene import CampaignClock, Chapter
 from .sheet import MAX_COUNTER, MAX_LEVEL, Attribute, Character, SavedGains, check_character
 
@@ -69,7 +70,18 @@ class LevelGains:
 
     raised: tuple[Attribute, Attribute]  # two different attributes, +1 each
     highest: Attribute | None = None  # +1 to the highest attribute instead of two Tiers
-    save: bool = True  # kept for later (Awakening); the engine records counts either way
+    # Of this Level's Tiers, Ranks and Benefit, those taken at once (written on the sheet
+    # now); the rest are saved for Awakening.
+    take_now: SavedGains = field(default_factory=SavedGains)
+
+
+@dataclass(frozen=True)
+class LevelUp:
+    """One Level's gains applied: the character, what changed, and what to write now."""
+
+    character: Character
+    changes: tuple[Change, ...]
+    taken: SavedGains  # Tiers, Ranks and Benefits the player writes on the sheet now
 
 
 def chapter_xp(name: str, chapter: Chapter, rulings: Rulings = DEFAULT_RULINGS) -> int:
@@ -81,7 +93,7 @@ def chapter_xp(name: str, chapter: Chapter, rulings: Rulings = DEFAULT_RULINGS) 
     ...                             SpendRecord("Kara", Spend.DUEL, 3, refunded=True)))
     >>> chapter_xp("Kara", chapter), chapter_xp("Kara", chapter, Rulings(xp_mode="fast"))
     (4, 5)
-    >>> chapter_xp("Kara", chapter, Rulings(xp_mode="fast", fast_xp_cap=None))
+    >>> chapter_xp("Kara", chapter, Rulings(xp_mode="fast", fast_xp_cap=UNCAPPED))
     6
     """
     spends = chapter.spends
@@ -89,7 +101,7 @@ def chapter_xp(name: str, chapter: Chapter, rulings: Rulings = DEFAULT_RULINGS) 
         spends = tuple(s for s in spends if s.character.casefold() == name.casefold())
     if rulings.xp_mode == XpMode.FAST:
         xp = FAST_BASE + len(spends)
-        return xp if rulings.fast_xp_cap is None else min(xp, rulings.fast_xp_cap)
+        return xp if rulings.fast_xp_cap == UNCAPPED else min(xp, rulings.fast_xp_cap)
     return min(STANDARD_CAP, STANDARD_BASE + len({s.way for s in spends}))
 
 
@@ -132,7 +144,7 @@ def end_chapter(
 
 def choose_gains(
     character: Character, gains: LevelGains, rulings: Rulings = DEFAULT_RULINGS
-) -> tuple[Character, tuple[Change, ...]]:
+) -> LevelUp:
     """Apply the gains of one Level the player has not chosen yet.
 
     ``highest`` must name an attribute that is highest after the two +1s (a tie lets the
@@ -146,10 +158,18 @@ def choose_gains(
     values = character.attributes
     values[first] += 1
     values[second] += 1
-    saved = character.saved
-    if gains.highest is None:
-        saved = replace(saved, tiers=saved.tiers + 2)
-    else:
+    granted = SavedGains(tiers=2 if gains.highest is None else 0, ranks=2, benefits=1)
+    over = [
+        f"{getattr(gains.take_now, kind)} {kind} of {getattr(granted, kind)}"
+        for kind in ("tiers", "ranks", "benefits")
+        if not 0 <= getattr(gains.take_now, kind) <= getattr(granted, kind)
+    ]
+    if over:
+        raise RuleViolation(
+            "This Level grants 2 Tiers (or +1 to the highest attribute), 2 Ranks and 1 Benefit;"
+            " cannot take " + ", ".join(over) + "."
+        )
+    if gains.highest is not None:
         top = max(values.values())
         if values[Attribute(gains.highest)] != top:
             best = ", ".join(a.value for a, v in values.items() if v == top)
@@ -157,7 +177,12 @@ def choose_gains(
                 f"+1 goes to the highest attribute ({best}), not {Attribute(gains.highest).value}."
             )
         values[Attribute(gains.highest)] += 1
-    saved = replace(saved, ranks=saved.ranks + 2, benefits=saved.benefits + 1)
+    saved = SavedGains(
+        *(
+            getattr(character.saved, kind) + getattr(granted, kind) - getattr(gains.take_now, kind)
+            for kind in ("tiers", "ranks", "benefits")
+        )
+    )
     attributes: dict[str, Any] = {a.value: v for a, v in values.items()}
     after = replace(
         character,
@@ -166,7 +191,7 @@ def choose_gains(
         unchosen_levels=character.unchosen_levels - 1,
     )
     after = check_character(replace(after, health=after.max_health))
-    return after, diff(character.name, character, after)
+    return LevelUp(after, diff(character.name, character, after), gains.take_now)
 
 
 def awaken(

@@ -6,6 +6,7 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.systems.hits.rulings import (
+    UNCAPPED,
     AdvantageMode,
     AllIn,
     CritFace,
@@ -68,7 +69,7 @@ def test_unknown_key_is_refused_listing_the_known_ones():
 def test_every_problem_is_reported_at_once():
     """Three bad entries give one error naming all three."""
     with pytest.raises(ConfigError) as caught:
-        Rulings.from_mapping({"stakes_wounds": 1, "resist_refund": "yes", "bogus": 1})
+        Rulings.from_mapping({"stakes_wounds": 3, "resist_refund": "yes", "bogus": 1})
     assert "3 problems" in caught.value.message
 
 
@@ -77,7 +78,7 @@ def test_values_are_converted():
     r = Rulings.from_mapping(
         {"advantage": "extra_dice", "fast_xp_cap": "none", "stakes_wounds": 0, "xp_mode": "fast"}
     )
-    assert (AdvantageMode.EXTRA_DICE, None, 0, XpMode.FAST) == (
+    assert (AdvantageMode.EXTRA_DICE, UNCAPPED, 0, XpMode.FAST) == (
         r.advantage,
         r.fast_xp_cap,
         r.stakes_wounds,
@@ -93,5 +94,5 @@ def test_a_boolean_is_not_a_number():
 
 def test_round_trip():
     """to_mapping and from_mapping are inverses for non-default rulings too."""
-    r = Rulings(crit_face="modified", fast_xp_cap=None, group_level="highest")
+    r = Rulings(crit_face="modified", fast_xp_cap=UNCAPPED, group_level="highest")
     assert r == Rulings.from_mapping(r.to_mapping())

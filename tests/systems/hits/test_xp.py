@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from referee.errors import RuleViolation
-from referee.systems.hits.rulings import Rulings
+from referee.systems.hits.rulings import UNCAPPED, Rulings
 from referee.systems.hits.scene import (
     CampaignClock,
     Chapter,
@@ -56,7 +56,7 @@ def test_fast_xp_counts_every_use_capped_by_r27():
     chapter = Chapter(1, True, SPENDS)
     assert (5, 6, 3) == (
         chapter_xp("Kara", chapter, Rulings(xp_mode="fast")),
-        chapter_xp("Kara", chapter, Rulings(xp_mode="fast", fast_xp_cap=None)),
+        chapter_xp("Kara", chapter, Rulings(xp_mode="fast", fast_xp_cap=UNCAPPED)),
         chapter_xp("Mira", chapter, Rulings(xp_mode="fast")),
     )
 
@@ -82,7 +82,7 @@ def test_end_chapter_awards_player_characters_only():
 def test_choose_gains_with_tiers():
     """Level-up gains: +1 to two attributes, 2 Tiers, 2 Ranks, 1 Benefit, Health recomputed."""
     leveled = award_xp(replace(KARA, xp=9), 1).character
-    after, _ = choose_gains(leveled, LevelGains((Attribute.BODY, Attribute.TALENT)))
+    after = choose_gains(leveled, LevelGains((Attribute.BODY, Attribute.TALENT))).character
     assert (5, 3, SavedGains(2, 2, 1), 14, 0) == (
         after.body,
         after.talent,
@@ -95,10 +95,25 @@ def test_choose_gains_with_tiers():
 def test_choose_gains_with_highest_attribute():
     """Instead of two Tiers, +1 to the highest attribute; any other is refused."""
     leveled = award_xp(replace(KARA, xp=10), 0).character
-    after, _ = choose_gains(leveled, LevelGains((Attribute.BODY, Attribute.MIND), Attribute.BODY))
+    after = choose_gains(
+        leveled, LevelGains((Attribute.BODY, Attribute.MIND), Attribute.BODY)
+    ).character
     assert (6, 4, 0) == (after.body, after.mind, after.saved.tiers)
     with pytest.raises(RuleViolation, match="highest attribute"):
         choose_gains(leveled, LevelGains((Attribute.BODY, Attribute.MIND), Attribute.MIND))
+
+
+def test_gains_taken_now_are_not_saved():
+    """Gains taken at once are reported to write on the sheet; only the rest are saved."""
+    leveled = award_xp(replace(KARA, xp=10), 0).character
+    now = SavedGains(tiers=1, ranks=2, benefits=0)
+    up = choose_gains(leveled, LevelGains((Attribute.BODY, Attribute.MIND), take_now=now))
+    assert (now, SavedGains(1, 0, 1)) == (up.taken, up.character.saved)
+    with pytest.raises(RuleViolation, match="cannot take 2 tiers of 0"):
+        choose_gains(
+            leveled,
+            LevelGains((Attribute.BODY, Attribute.MIND), Attribute.BODY, SavedGains(tiers=2)),
+        )
 
 
 def test_gains_need_a_level_and_two_different_attributes():

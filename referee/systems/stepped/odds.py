@@ -171,11 +171,14 @@ def _joint_counts(
                 for total, ways in enumerate(ways_by_sum):
                     if not ways:
                         continue
-                    exceptional = wild_value != 1 and {  # a wild 1 never is
-                        "any": wild_value in present,
-                        "replaced": wild_value == extreme,
-                        "every": wild_value == extreme and total == n * wild_value,
-                    }[exceptional_rule]
+                    exceptional = (
+                        wild_value != 1
+                        and {  # a wild 1 never is
+                            "any": wild_value in present,
+                            "replaced": wild_value == extreme,
+                            "every": wild_value == extreme and total == n * wild_value,
+                        }[exceptional_rule]
+                    )
                     if not can_critical:
                         critical = False
                     elif critical_any:

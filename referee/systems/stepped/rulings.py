@@ -81,9 +81,9 @@ class Rulings:
     # tier's top face). False: reported for the GM to narrate, never a win on its own;
     # True: it wins (or casts) whatever its total, unless the other side's is exceptional too.
     exceptional_succeeds: bool = False
-    # Added: the seed grants the automatic hit on an unaware target only in the ranged
-    # paragraph. True: an unaware target of a melee attack is hit automatically too.
-    melee_unaware_auto_hit: bool = True
+    # the seed grants the automatic hit on an unaware target only in the ranged
+    # paragraph. False: melee on the unaware is rolled as usual; True: hit automatically too.
+    melee_unaware_auto_hit: bool = False
 
     def __post_init__(self) -> None:
         for name, enum in _RULING_ENUMS.items():

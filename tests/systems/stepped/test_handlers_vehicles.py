@@ -90,14 +90,14 @@ def test_character_init_is_unchanged_and_mixed_init_goes_to_vehicles(open_campai
 
 
 def test_a_ship_wounds_a_heavy_vehicle_and_the_store_keeps_it(open_campaign) -> None:
-    """Kestrel hits the crawler's plain Speed and beats its Armour; the wound is stored."""
+    """Kestrel hits the crawler's plain Speed and beats its Armour; R-61: one wound destroys."""
     campaign = open_campaign(SHEETS)
     context = _context(campaign)
     # hit: accel 6|9=69 + sensors 6|9=69 vs speed 1; damage d10 10|9 = 109 vs d12 1 x 1 = 1
     resolution = _resolve(context, "shoot Kestrel -> Dune Crawler", [6, 6, 9, 9, 1, 10, 9, 1, 1])
     stored = campaign.store.table("vehicles").get("dune crawler")["sheet"]
     change = resolution.changes[0]
-    assert (True, 1, "intact", "damaged") == (
+    assert (True, 1, "intact", "destroyed") == (
         resolution.result.wounded,
         stored["wounds"],
         change.state_before,

@@ -816,7 +816,7 @@ def test_rulings_defaults_follow_rules_md() -> None:
         "wild_die_on_damage": True,
         "critical_fails": True,
         "exceptional_succeeds": False,
-        "melee_unaware_auto_hit": True,
+        "melee_unaware_auto_hit": False,
     }
     assert expected == Rulings().to_mapping()
 

@@ -38,7 +38,7 @@ def wounds_survived(v: Vehicle, rules: VehicleRules) -> int:
     >>> tank = Vehicle("Tank", Craft.VEHICLE, Size.HEAVY, {})
     >>> wounds_survived(tank, example_rules()), wounds_survived(replace(tank, wounds_survived=3),
     ...                                                      example_rules())
-    (2, 3)
+    (0, 3)
     """
     if v.wounds_survived is not None:
         return v.wounds_survived
@@ -64,7 +64,9 @@ def damage(v: Vehicle, count: int, rules: VehicleRules) -> Vehicle:
 
     >>> from referee.systems.stepped.vehicles import Craft, Size, example_rules
     >>> walker = Vehicle("Walker", Craft.VEHICLE, Size.HEAVY, {})
-    >>> damage(walker, 5, example_rules()).wounds
+    >>> damage(walker, 5, example_rules()).wounds  # R-61: the first wound destroys it
+    1
+    >>> damage(replace(walker, wounds_survived=2), 5, example_rules()).wounds
     3
     """
     if count < 0:

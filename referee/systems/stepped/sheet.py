@@ -61,8 +61,7 @@ def validate_character(c: Character, rules: Rules) -> list[str]:
     problems.extend(_magic_problems(c))
     if c.armour < 0:
         add(f"Armour is {c.armour}; it cannot be negative.")
-    if not 0 <= c.wounds_survived <= 3:
-        add(f"The character survives {c.wounds_survived} wounds; it must be 0 to 3.")
+    problems.extend(wound_track_problems(c))
     if c.wounds < 0:
         add(f"The character carries {c.wounds} wounds; it cannot be negative.")
     elif c.wounds > max(c.wounds_survived, 0) + 1:
@@ -71,6 +70,29 @@ def validate_character(c: Character, rules: Rules) -> list[str]:
             f"{c.wounds_survived} survived already kills."
         )
     return problems
+
+
+PC_WOUNDS_SURVIVED = 3  # seed: player characters survive 3 wounds; the 4th kills
+NPC_WOUNDS_SURVIVED = (0, 2, 3)  # seed: an ordinary NPC falls at once, a tough one survives 2 or 3
+
+
+def wound_track_problems(c: Character) -> list[str]:
+    """The seed's wound tracks: a PC survives 3; an NPC 0, or 2 or 3 when a GM makes it tough.
+
+    >>> wound_track_problems(Character("Orla", Kind.PC, {}, wounds_survived=0))
+    ['A player character always survives 3 wounds, not 0; only a GM sets tough (2 or 3) on an NPC.']
+    """
+    if c.kind == Kind.PC and c.wounds_survived != PC_WOUNDS_SURVIVED:
+        return [
+            f"A player character always survives {PC_WOUNDS_SURVIVED} wounds, not "
+            f"{c.wounds_survived}; only a GM sets tough (2 or 3) on an NPC."
+        ]
+    if c.kind != Kind.PC and c.wounds_survived not in NPC_WOUNDS_SURVIVED:
+        return [
+            f"An NPC survives 0 wounds (an ordinary NPC) or 2 or 3 (a tough one), "
+            f"not {c.wounds_survived}."
+        ]
+    return []
 
 
 def _stat_problems(c: Character, race: Race | None) -> list[str]:

@@ -23,6 +23,12 @@ class Limits:
     max_sides: int = 1000  # faces on one die
     max_terms: int = 20  # dice groups and constants in one expression
     max_modifier: int = 1000  # absolute value of any numeric modifier
+    max_number: int = 1_000_000  # a number written in dice notation, and any selector
+    max_depth: int = 32  # nesting of parentheses, sets and signs in dice notation
+    max_set_size: int = 50  # items in one set such as (1d6, 1d8, 1d10)
+    max_rolls: int = 2000  # dice drawn by one roll, rerolls and explosions included
+    max_sets: int = 20  # repeated sets such as 6x 4d6kh3
+    max_total: int = 10**15  # absolute value of any total or intermediate result
     max_tag_chars: int = 2000  # characters inside one [[ ... ]]
     max_tags_per_post: int = 50  # tags resolved in one post; the rest are refused
     max_names_per_tag: int = 50  # combatants in one [[init ...]]

@@ -116,6 +116,10 @@ def make_environment(
     environment.filters["die"] = format_die
     environment.filters["pct"] = percent
     environment.filters["signed"] = signed
+    from .notation_markdown import markdown, odds_note  # they escape with this module's md
+
+    environment.filters["tree"] = markdown
+    environment.filters["odds_note"] = odds_note
     for name, helper in (system.template_helpers() if system is not None else {}).items():
         # A callable is a filter (``{{ roll|roll }}``); a value is a global (``ladder``).
         target = environment.filters if callable(helper) else environment.globals

@@ -241,8 +241,8 @@ def require_control(context: Context, name: str, doing: str) -> Any:
 
 
 def resolve_dice(request: RollDice, context: Context, dice: DiceSource) -> Resolution:
-    rolled = notation.roll_expression(request.expression, dice)
-    return Resolution("dice", rolled, notation.chance_at_least(request.expression, rolled.total))
+    rolled = notation.roll_expression(request.expression, dice, context.limits, notation.odds)
+    return Resolution("dice", rolled, rolled.odds[0].chance)
 
 
 # ----------------------------------------------------------- applications and approval

@@ -65,8 +65,12 @@ _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 # Inline: a backslash escape of ASCII punctuation, or a run of backticks.
 _INLINE = re.compile(r"\\[!-/:-@\[-`{-~]|`+")
 _BACKTICKS = re.compile(r"`+")
-# A tag holds no "[[" or "]]"; "[[1]](url)" is a Reddit link, not a tag.
-_TAG = re.compile(r"\[\[((?:(?!\[\[|\]\]).)*)\]\](?!\()", re.DOTALL)
+# A tag holds no "[[" or "]]"; "[[1]](url)" is a Reddit link, not a tag. A note that
+# ends the tag, as in "[[roll 1d6 [fire]]]", keeps its "]" (the first alternative).
+_TAG = re.compile(
+    r"\[\[((?:(?!\[\[|\]\]).)+?\[[^\[\]]*\](?=\]\])|(?:(?!\[\[|\]\]).)*)\]\](?!\()",
+    re.DOTALL,
+)
 
 
 def _readable_blocks(body: str) -> Iterator[str]:

@@ -189,6 +189,19 @@ def test_verify_passes_then_catches_a_tampered_row(demo, capsys):
     assert "MISMATCH" in capsys.readouterr().out
 
 
+def test_verify_catches_a_reply_changed_in_the_journal(demo, capsys):
+    """A post record edited after it was committed fails verify, even with every die intact."""
+    main(["batch", "demo/thread.json", "--out", "out.md"])
+    path = demo / "demo" / "store.ledger.jsonl"
+    text = path.read_text()
+    start = text.index('"table":"posts"')
+    reply = text.index('"reply":"', start) + len('"reply":"')
+    path.write_text(text[:reply] + "X" + text[reply + 1 :])
+    capsys.readouterr()
+    assert 1 == main(["verify", "--chain-only"])
+    assert "MISMATCH journal" in capsys.readouterr().out
+
+
 SHEET = """name: Orla Vex
 background: experienced
 strength: 2

@@ -188,6 +188,40 @@ def test_a_reply_never_holds_a_tag_whatever_the_post_says(words):
     assert () == find_tags(outcome.text).tags
 
 
+def test_a_post_of_dice_notation_is_answered_with_every_form(open_campaign):
+    """A player's post of notation tags gets each roll's tree, label, sets and odds in one reply."""
+    referee = Referee(open_campaign(SHEETS))
+    body = (
+        "[[roll 1d20+5 to climb the wall]] [[3d6!]] [[roll 8d6ro<3]] [[10d10t6f1]] "
+        "[[roll 1d20+2 adv]] [[6x 4d6kh3]] [[roll (1d6, 1d8, 1d10)kh2 # best two]] "
+        "[[roll 2d6 [fire]]] [[roll 1d20 >= 10]] [[roll (1 + 3) * 6]] [[roll 3d6!!]]"
+    )
+    text = referee.referee(_post(body, fullname="t1_notation")).text
+    expected = [
+        "**Roll 1d20+5** (to climb the wall): 1d20 (",
+        "**Roll 3d6e6**: 3d6e6 (",
+        "±",  # the stated precision of the exploding dice
+        "**Roll 8d6ro&lt;3**",
+        " successes = **",
+        "**Roll 2d20kh1+2**: 2d20kh1 (",
+        "**Roll 4d6kh3**, 6 sets: 1. 4d6kh3 (",
+        "6. 4d6kh3 (",
+        "(best two)",
+        "*fire* = **",
+        "chance of true: 55.0%",
+        "(1 + 3)\\*6 = **24** (this high or higher: 100%)",
+        "are not supported; write 3d6e6",
+    ]
+    assert [] == [piece for piece in expected if piece not in text]
+
+
+def test_a_notation_body_is_never_read_as_a_character(open_campaign):
+    """[[roll (1d6)]] and [[roll (1, 2, 3)k1k2]] roll dice, not look for a character."""
+    referee = Referee(open_campaign(SHEETS))
+    text = referee.referee(_post("[[roll (1d6)]] [[roll (1, 2, 3)k1k2]]")).text
+    assert (0, 2) == (text.count("character"), text.count("**Roll "))
+
+
 def test_a_tag_that_fails_after_writing_leaves_no_half_change(open_campaign, monkeypatch):
     """An attack that wounds its target and then crashes is undone: the target is unhurt."""
     from referee.dice import FixedDice

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import MISSING, Field, fields
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from referee.errors import ConfigError
 from referee.systems.validation import problems_message
@@ -117,6 +117,39 @@ def read_options(cls: type[T], mapping: object, system: str) -> T:
             problems_message(f"The {system} rulings in config.toml", problems, "have")
         )
     return cls(**values)
+
+
+C = TypeVar("C", bound="ConfigurableMixin")
+
+
+class ConfigurableMixin:
+    """Lets a frozen options dataclass read and write itself in config.toml.
+
+    A subclass names its ``system`` (for messages) and gets :meth:`from_mapping`,
+    :meth:`to_mapping`, and a ``__post_init__`` that coerces plain values.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Demo(ConfigurableMixin):
+    ...     system = "demo"
+    ...     loud: bool = False
+    >>> Demo.from_mapping({"loud": True}).to_mapping()
+    {'loud': True}
+    """
+
+    system: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
+
+    @classmethod
+    def from_mapping(cls: type[C], mapping: object) -> C:
+        """The options from a config.toml table; ConfigError listing every problem."""
+        return read_options(cls, mapping, cls.system)
+
+    def to_mapping(self) -> dict[str, object]:
+        """The options as config.toml writes them (the inverse of :meth:`from_mapping`)."""
+        return options_mapping(self)
 
 
 def options_mapping(options: object) -> dict[str, object]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from referee.systems.options import coerce_options, options_mapping, read_options
+from referee.systems.options import ConfigurableMixin
 
 
 class EdgeRaise(str, Enum):
@@ -40,33 +40,24 @@ class Policy(str, Enum):
 
 
 @dataclass(frozen=True)
-class EdgeRulings:
-    """The options of an ``edge`` campaign, defaults from RULES.md §4."""
+class EdgeRulings(ConfigurableMixin):
+    """The options of an ``edge`` campaign, defaults from RULES.md §4.
+
+    Read from config.toml with ``from_mapping`` (every problem at once), written
+    with ``to_mapping``:
+
+    >>> EdgeRulings.from_mapping({"edge_rise": "gm"})
+    Traceback (most recent call last):
+    ...
+    referee.errors.ConfigError: The edge rulings in config.toml have 1 problem:
+    - 'edge_rise' is not a ruling; the edge rulings are edge_raise, edge_use, default_policy.
+    >>> EdgeRulings.from_mapping(EdgeRulings().to_mapping()) == EdgeRulings()
+    True
+    """
+
+    system = "edge"
 
     edge_raise: EdgeRaise = EdgeRaise.GM  # R-13
     edge_use: EdgeUse = EdgeUse.POLICY  # R-39
     # Added: the policy a new character starts with (R-39 names `up` as the default).
     default_policy: Policy = Policy.UP
-
-    def __post_init__(self) -> None:
-        coerce_options(self)
-
-    @classmethod
-    def from_mapping(cls, mapping: object) -> EdgeRulings:
-        """The rulings from config.toml's ``[rulings]``; ConfigError listing every problem.
-
-        >>> EdgeRulings.from_mapping({"edge_rise": "gm"})
-        Traceback (most recent call last):
-        ...
-        referee.errors.ConfigError: The edge rulings in config.toml have 1 problem:
-        - 'edge_rise' is not a ruling; the edge rulings are edge_raise, edge_use, default_policy.
-        """
-        return read_options(cls, mapping, "edge")
-
-    def to_mapping(self) -> dict[str, object]:
-        """The rulings as config.toml writes them.
-
-        >>> EdgeRulings.from_mapping(EdgeRulings().to_mapping()) == EdgeRulings()
-        True
-        """
-        return options_mapping(self)

@@ -3,7 +3,8 @@
 This package is the system's pure rules engine and nothing else: no tags, templates,
 store or Reddit. Every rule is a function over small frozen dataclasses that takes its
 randomness as a :class:`referee.dice.DiceSource` and returns a frozen result carrying its
-dice in draw order and an explicit change set (:class:`.changes.Change`); nothing mutates.
+dice in draw order and an explicit change set (:class:`referee.systems.changes.Change`,
+shared by every system, so the core can apply it); nothing mutates.
 
 The package is **inert**: no core module imports it and it is registered nowhere. It will
 be wired behind the ``System`` plug-in interface (issue 11, ``referee/system.py``): tags,
@@ -21,7 +22,7 @@ Modules, by topic:
 * :mod:`.scene`: scenes, Tension, chapters and their spends, timers;
 * :mod:`.xp`: chapter XP, Levels, level-up gains and Awakening;
 * :mod:`.state`: the campaign state (clock and duels) as versioned JSON;
-* :mod:`.changes`, :mod:`.records`: change sets, and reading stored JSON.
+* :mod:`.records`: reading stored JSON, every problem at once.
 
 Where RULES.md reads one way and the seed another, the module concerned says so and
 the choice is a ruling in :class:`.rulings.Rulings`.

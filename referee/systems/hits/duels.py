@@ -39,12 +39,12 @@ from enum import Enum
 from referee.dice import DiceSource
 from referee.errors import RuleViolation, UnknownName
 from referee.limits import DEFAULT_LIMITS, Limits
+from referee.systems.changes import Change, changes_between
 
-from .changes import Change, diff
 from .influence import duel_cost, refund, spend
 from .rolls import OpposedRoll, PoolSpec, roll_opposed
 from .rulings import DEFAULT_RULINGS, Rulings
-from .scene import CampaignClock, Mode, Spend, SpendRecord, Timer, create_timer
+from .scene import CAMPAIGN, CampaignClock, Mode, Spend, SpendRecord, Timer, create_timer
 from .sheet import Character, Standing
 from .stress import take_harm
 
@@ -184,7 +184,7 @@ def declare_duel(
         target_dice,
     )
     new_book = DuelBook((*book.duels, duel), book.next_id + 1)
-    changes = (*paid.changes, Change(f"duel #{duel.id}", "declared", None, duel))
+    changes = (*paid.changes, *changes_between("duels", CAMPAIGN, book, new_book))
     return DuelResult(duel, new_book, paid.clock, (paid.character, target), changes)
 
 
@@ -215,7 +215,7 @@ def _lose(
         return harm.character, clock, harm.changes
     if npc_timer is None:
         after = replace(loser, standing=Standing.KNOCKED_OUT)
-        return after, clock, diff(loser.name, loser, after)
+        return after, clock, changes_between("character", loser.name, loser, after)
     if npc_timer not in NPC_TIMER_SEGMENTS:
         raise RuleViolation(f"An NPC resists with a timer of 4, 6 or 8 segments, not {npc_timer}.")
     made = create_timer(
@@ -241,7 +241,7 @@ def _finish(
         duels = tuple(d for d in book.duels if d.id != duel.id)
     else:
         duels = tuple(after if d.id == duel.id else d for d in book.duels)
-    changes += diff(f"duel #{duel.id}", duel, after)
+    changes += changes_between("duel", str(duel.id), duel, after)
     return DuelResult(after, replace(book, duels=duels), clock, characters, changes, roll)
 
 
@@ -258,7 +258,7 @@ def fire_knockouts(
     for c in characters:
         if c.name.casefold() in doomed and c.standing == Standing.ACTIVE:
             after = replace(c, standing=Standing.KNOCKED_OUT)
-            changes += diff(c.name, c, after)
+            changes += changes_between("character", c.name, c, after)
             out.append(after)
         else:
             out.append(c)

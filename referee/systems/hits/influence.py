@@ -22,11 +22,11 @@ from dataclasses import dataclass, replace
 
 from referee.dice import DiceSource
 from referee.errors import RuleViolation
+from referee.systems.changes import Change, changes_between
 
-from .changes import Change, diff
 from .rolls import LevelRoll, redo_level
 from .rulings import DEFAULT_RULINGS, Rulings
-from .scene import CampaignClock, Mode, Spend, SpendRecord, record_spend
+from .scene import CAMPAIGN, CampaignClock, Mode, Spend, SpendRecord, record_spend
 from .sheet import MAX_COUNTER, Character, Standing
 
 COSTS = {Spend.ALL_IN: 1, Spend.LEAVE: 1}  # a duel's cost depends on the mode: duel_cost
@@ -73,8 +73,9 @@ def spend(clock: CampaignClock, character: Character, way: Spend, cost: int) -> 
         )
     after = replace(character, influence=character.influence - cost)
     new_clock = record_spend(clock, SpendRecord(character.name, Spend(way), cost))
-    record = SpendRecord(character.name, Spend(way), cost)
-    changes = (*diff(character.name, character, after), Change("chapter", "spent", None, record))
+    changes = changes_between("character", character.name, character, after) + changes_between(
+        "chapter", CAMPAIGN, clock.chapter, new_clock.chapter
+    )
     return SpendResult(after, new_clock, changes)
 
 
@@ -87,11 +88,13 @@ def refund(clock: CampaignClock, character: Character, record: SpendRecord) -> S
     for index in range(len(spends) - 1, -1, -1):
         if spends[index] == record:
             spends[index] = replace(record, refunded=True)
-            changes = (Change("chapter", "refunded", record, spends[index]),)
+            changes = (Change("chapter", CAMPAIGN, "spends", clock.chapter.spends, tuple(spends)),)
             break
     after = gain(character, record.cost)
     new_clock = replace(clock, chapter=replace(clock.chapter, spends=tuple(spends)))
-    return SpendResult(after, new_clock, diff(character.name, character, after) + changes)
+    return SpendResult(
+        after, new_clock, changes_between("character", character.name, character, after) + changes
+    )
 
 
 def all_in(
@@ -125,4 +128,4 @@ def become_legend(character: Character) -> tuple[Character, tuple[Change, ...]]:
     if character.legend:
         raise RuleViolation(f"{character.name} is already a Legend.")
     after = gain(replace(character, legend=True), 1)
-    return after, diff(character.name, character, after)
+    return after, changes_between("character", character.name, character, after)

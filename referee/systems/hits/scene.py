@@ -22,11 +22,12 @@ from enum import Enum
 
 from referee.errors import RuleViolation, UnknownName
 from referee.limits import DEFAULT_LIMITS, Limits
+from referee.systems.changes import Change, changes_between
 
-from .changes import Change, diff
 from .sheet import MAX_COUNTER, Character, Standing
 
 START_TENSION = 1
+CAMPAIGN = "campaign"  # the name under which the clock's changes are addressed
 MAX_TIMERS = 50  # timers one campaign shows at once
 MAX_SEGMENTS = 100
 
@@ -123,7 +124,9 @@ class ClockResult:
 
 
 def _clock_changes(before: CampaignClock, after: CampaignClock) -> tuple[Change, ...]:
-    return diff("scene", before.scene, after.scene) + diff("chapter", before.chapter, after.chapter)
+    return changes_between("scene", CAMPAIGN, before.scene, after.scene) + changes_between(
+        "chapter", CAMPAIGN, before.chapter, after.chapter
+    )
 
 
 def _leave_scene(character: Character) -> Character:
@@ -143,7 +146,7 @@ def _step(
 ) -> ClockResult:
     changes = _clock_changes(before, after)
     for a, b in zip(old, new, strict=True):
-        changes += diff(a.name, a, b)
+        changes += changes_between("character", a.name, a, b)
     return ClockResult(after, tuple(new), changes, fired)
 
 
@@ -226,7 +229,7 @@ def create_timer(
         raise RuleViolation(f"A campaign shows at most {MAX_TIMERS} timers; remove one first.")
     timer = Timer(name, segments, 0, event, TimerKind(kind), knocks_out)
     after = replace(clock, timers=(*clock.timers, timer))
-    return ClockResult(after, (), (Change(f"timer {name}", "created", None, timer),))
+    return ClockResult(after, (), changes_between("clock", CAMPAIGN, clock, after))
 
 
 def _replace_timer(clock: CampaignClock, old: Timer, new: Timer | None) -> CampaignClock:
@@ -249,7 +252,7 @@ def advance_timer(clock: CampaignClock, name: str, by: int = 1) -> ClockResult:
     fired = (replace(timer, filled=timer.segments),) if filled >= timer.segments else ()
     new = replace(timer, filled=0 if fired else filled)
     after = _replace_timer(clock, timer, new)
-    return ClockResult(after, (), diff(f"timer {timer.name}", timer, new), fired)
+    return ClockResult(after, (), changes_between("timer", timer.name, timer, new), fired)
 
 
 def edit_timer(
@@ -268,14 +271,14 @@ def edit_timer(
             f"{timer.name} has {new.segments} segments; filled is 0 to {new.segments - 1}."
         )
     after = _replace_timer(clock, timer, new)
-    return ClockResult(after, (), diff(f"timer {timer.name}", timer, new))
+    return ClockResult(after, (), changes_between("timer", timer.name, timer, new))
 
 
 def remove_timer(clock: CampaignClock, name: str) -> ClockResult:
     """Take a timer off the board."""
     timer = find_timer(clock, name)
     after = _replace_timer(clock, timer, None)
-    return ClockResult(after, (), (Change(f"timer {timer.name}", "removed", timer, None),))
+    return ClockResult(after, (), changes_between("clock", CAMPAIGN, clock, after))
 
 
 def check_counter(name: str, value: int) -> None:

@@ -28,8 +28,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from referee.errors import RuleViolation
+from referee.systems.changes import Change, changes_between
 
-from .changes import Change, diff
 from .rulings import DEFAULT_RULINGS, InfluencePer, Rulings, SecondKnockout
 from .scene import Mode
 from .sheet import KNOCKOUT_AT, MAX_COUNTER, Character, Stake, Standing, Wager
@@ -82,7 +82,7 @@ def take_harm(
     lost = None
     if character.standing == Standing.ACTIVE and _knockout_counter(after, mode) >= KNOCKOUT_AT:
         after, lost = _knock_out(after, rulings)
-    return HarmResult(after, diff(character.name, character, after), lost)
+    return HarmResult(after, changes_between("character", character.name, character, after), lost)
 
 
 def _knock_out(character: Character, rulings: Rulings) -> tuple[Character, Stake | None]:
@@ -120,7 +120,7 @@ def accept_knockout(character: Character) -> HarmResult:
     """The player lets the knockout happen: the character leaves the scene."""
     _pending(character)
     after = replace(character, standing=Standing.KNOCKED_OUT)
-    return HarmResult(after, diff(character.name, character, after))
+    return HarmResult(after, changes_between("character", character.name, character, after))
 
 
 def raise_stakes(
@@ -143,7 +143,7 @@ def raise_stakes(
         wounds=rulings.stakes_wounds if Mode(mode) == Mode.COMBAT else character.wounds,
         stakes=(*character.stakes, stake),
     )
-    return HarmResult(after, diff(character.name, character, after))
+    return HarmResult(after, changes_between("character", character.name, character, after))
 
 
 def intermission(
@@ -156,7 +156,7 @@ def intermission(
     for c in characters:
         if names is None or c.name.casefold() in names:
             healed = replace(c, stress=0, wounds=0)
-            changes += diff(c.name, c, healed)
+            changes += changes_between("character", c.name, c, healed)
             out.append(healed)
         else:
             out.append(c)

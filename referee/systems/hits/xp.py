@@ -33,10 +33,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.errors import RuleViolation
+from referee.systems.changes import Change, changes_between
 
-from .changes import Change, diff
 from .rulings import DEFAULT_RULINGS, UNCAPPED, Rulings, XpAtMax, XpMode, XpWaysScope
-from .scene import CampaignClock, Chapter
+from .scene import CAMPAIGN, CampaignClock, Chapter
 from .sheet import MAX_COUNTER, MAX_LEVEL, Attribute, Character, SavedGains, check_character
 
 XP_PER_LEVEL = 10
@@ -120,7 +120,9 @@ def award_xp(character: Character, xp: int, rulings: Rulings = DEFAULT_RULINGS) 
     after = replace(
         character, xp=total, level=level, unchosen_levels=character.unchosen_levels + gained
     )
-    return XpAward(after, xp, gained, diff(character.name, character, after))
+    return XpAward(
+        after, xp, gained, changes_between("character", character.name, character, after)
+    )
 
 
 def end_chapter(
@@ -136,7 +138,7 @@ def end_chapter(
         for c in characters
     )
     after = replace(clock, chapter=replace(clock.chapter, open=False))
-    changes = diff("chapter", clock.chapter, after.chapter)
+    changes = changes_between("chapter", CAMPAIGN, clock.chapter, after.chapter)
     for award in awards:
         changes += award.changes
     return ChapterEnd(after, tuple(a.character for a in awards), awards, changes)
@@ -191,7 +193,9 @@ def choose_gains(
         unchosen_levels=character.unchosen_levels - 1,
     )
     after = check_character(replace(after, health=after.max_health))
-    return LevelUp(after, diff(character.name, character, after), gains.take_now)
+    return LevelUp(
+        after, changes_between("character", character.name, character, after), gains.take_now
+    )
 
 
 def awaken(
@@ -212,7 +216,7 @@ def awaken(
         character.saved.benefits - benefits,
     )
     after = replace(character, saved=saved)
-    return after, diff(character.name, character, after)
+    return after, changes_between("character", character.name, character, after)
 
 
 def set_level(character: Character, level: int) -> tuple[Character, tuple[Change, ...]]:
@@ -221,4 +225,4 @@ def set_level(character: Character, level: int) -> tuple[Character, tuple[Change
         raise RuleViolation(f"A Level is from 1 to {MAX_LEVEL}, not {level}.")
     after = replace(character, level=level)
     after = replace(after, health=after.max_health)
-    return after, diff(character.name, character, after)
+    return after, changes_between("character", character.name, character, after)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from referee.systems.options import coerce_options, options_mapping, read_options
+from referee.systems.options import ConfigurableMixin
 
 
 class OverTen(str, Enum):
@@ -70,8 +70,22 @@ class TeamBotch(str, Enum):
 
 
 @dataclass(frozen=True)
-class PoolRulings:
-    """The options of a ``pool`` campaign, defaults from RULES.md §2."""
+class PoolRulings(ConfigurableMixin):
+    """The options of a ``pool`` campaign, defaults from RULES.md §2.
+
+    Read from config.toml with ``from_mapping`` (every problem at once), written
+    with ``to_mapping``:
+
+    >>> PoolRulings.from_mapping({"team_botch": "mine"})
+    Traceback (most recent call last):
+    ...
+    referee.errors.ConfigError: The pool rulings in config.toml have 1 problem:
+    - team_botch = 'mine': allowed values are "all", "own".
+    >>> PoolRulings.from_mapping(PoolRulings().to_mapping()) == PoolRulings()
+    True
+    """
+
+    system = "pool"
 
     pool_over_10: OverTen = OverTen.FLAG  # R-29
     difficulty_clamp: bool = True  # R-30: a modified difficulty is clamped to 2-10
@@ -89,29 +103,6 @@ class PoolRulings:
     resisted_tie: ResistedTie = ResistedTie.NOBODY  # R-36
     teamwork: Teamwork = Teamwork.GM  # R-37
     team_botch: TeamBotch = TeamBotch.ALL  # R-38
-
-    def __post_init__(self) -> None:
-        coerce_options(self)
-
-    @classmethod
-    def from_mapping(cls, mapping: object) -> PoolRulings:
-        """The rulings from config.toml's ``[rulings]``; ConfigError listing every problem.
-
-        >>> PoolRulings.from_mapping({"team_botch": "mine"})
-        Traceback (most recent call last):
-        ...
-        referee.errors.ConfigError: The pool rulings in config.toml have 1 problem:
-        - team_botch = 'mine': allowed values are "all", "own".
-        """
-        return read_options(cls, mapping, "pool")
-
-    def to_mapping(self) -> dict[str, object]:
-        """The rulings as config.toml writes them.
-
-        >>> PoolRulings.from_mapping(PoolRulings().to_mapping()) == PoolRulings()
-        True
-        """
-        return options_mapping(self)
 
     def label_for(self, net: int) -> str:
         """The R-31 label of ``net`` successes (``""`` for none).

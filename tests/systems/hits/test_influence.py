@@ -86,7 +86,7 @@ def test_chapter_start_gives_influence_to_those_without():
     result = start_chapter(CampaignClock(), [KARA, broke, OGRE])
     assert [1, 1, 0] == [c.influence for c in result.characters]
     assert ("Dax", "influence", 0, 1) in [
-        (c.subject, c.field, c.before, c.after) for c in result.changes
+        (c.name, c.key, c.before, c.after) for c in result.changes
     ]
 
 

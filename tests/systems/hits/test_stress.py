@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from referee.errors import RuleViolation
-from referee.systems.hits.changes import Change
+from referee.systems.changes import Change, apply_changes
 from referee.systems.hits.rulings import Rulings
 from referee.systems.hits.scene import Mode
 from referee.systems.hits.sheet import Attribute, Stake, Standing, Wager, new_character
@@ -66,7 +66,7 @@ def test_raise_stakes_unstructured():
     c = raised.character
     assert (2, 10, 1, Standing.ACTIVE) == (c.stress, c.health, c.wounds, c.standing)
     assert (Stake(Wager.SKILL, "Swordsmanship"),) == c.stakes
-    assert Change("Kara", "stress", 3, 2) in raised.changes
+    assert Change("character", "Kara", "stress", 3, 2) in raised.changes
 
 
 def test_raise_stakes_in_combat_sets_wounds_by_r24():
@@ -124,4 +124,11 @@ def test_intermission_clears_stress_and_wounds_of_those_taking_part():
     ogre = replace(OGRE, stress=1)
     (after_kara, after_ogre), changes = intermission([kara, ogre], ["kara"])
     assert (0, 0, 1) == (after_kara.stress, after_kara.wounds, after_ogre.stress)
-    assert {("Kara", "stress"), ("Kara", "wounds")} == {(c.subject, c.field) for c in changes}
+    assert {("Kara", "stress"), ("Kara", "wounds")} == {(c.name, c.key) for c in changes}
+
+
+def test_change_set_applies_to_the_stored_character():
+    """The core's apply_changes turns the old sheet into the new one with the change set."""
+    raised = raise_stakes(knocked(mode=Mode.COMBAT), Stake(Wager.LIFE), Mode.COMBAT)
+    before = knocked(mode=Mode.COMBAT)
+    assert raised.character == apply_changes(before, "character", "Kara", raised.changes)

@@ -130,7 +130,7 @@ REFUSED = [
         "perception.",
         "roll",
     ),
-    ("roll 2d0", None, "'2d0' has no faces; a die needs 2 to 1,000 sides.", None),
+    ("roll 2d0", None, "'2d0' has no faces; a die has 1 to 1,000 sides.", None),
     ("roll Kara agility +6", SMALL, "'+6' is more than the ±5 a modifier may be.", "roll"),
     (
         "roll Kara agility +3 +3",

@@ -1,0 +1,100 @@
+"""Benchmark: referee's dice notation beside d20 (Avrae's dice library), in one process.
+
+Run:  .venv/bin/python bench/notation_race.py
+(needs d20: pip install -e '.[bench]')
+
+For each expression it times, per roll, the best of five runs of:
+
+* ``d20``: ``d20.roll(text)``, which parses (cached), rolls with :mod:`random` and
+  writes its Markdown;
+* ``bare``: ``roll_expression(parse_expression(text), seeded)``, the same work:
+  parse (cached), roll with a seeded source, total;
+* ``verdict``: the full verdict of ``[[roll text]]`` as the pipeline makes it: the tag
+  parsed, dice from the ledger's HMAC stream (recorded for the ledger), the total's
+  exact odds, and the verdict rendered through its template.
+
+Targets (issue 20): bare <= 0.5x d20 and verdict <= 1.0x d20. Machines are noisy;
+the ratios within one run are what carry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import timeit
+from pathlib import Path
+
+import d20  # the baseline; a bench (and test) dependency
+
+from referee.dice import HmacDice, SeededDice
+from referee.forum import Post
+from referee.notation import parse_expression, roll_expression
+from referee.pipeline import verdict_for
+from referee.render import Renderer
+from referee.resolve import Context, Roster
+from referee.tags import ParseContext, Tag
+from referee.testing import make_campaign
+
+EXPRESSIONS = ("2d6+3", "4d6kh3", "(1d20+5)*2", "8d6ro<3", "(1d6, 1d8, 1d10)kh2", "10d10")
+SECRET = b"bench-secret"
+
+
+def best_of(function, number: int) -> float:
+    """Microseconds per call, the best of five runs."""
+    return min(timeit.repeat(function, number=number, repeat=5)) / number * 1e6
+
+
+def race(number: int) -> list[dict]:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, make_campaign(Path(tmp)) as campaign:
+        context = Context(
+            Roster(campaign.store.table("characters")),
+            campaign.store.table("encounters"),
+            campaign.rules,
+            Post("t1_x", "t3_x", "bench", "", 0.0),
+        )
+        parse_context = ParseContext()
+        renderer = Renderer()
+        seeded = SeededDice(1)
+        for text in EXPRESSIONS:
+            tag = Tag(0, f"roll {text}")
+
+            def theirs(text: str = text) -> None:
+                d20.roll(text)
+
+            def bare(text: str = text) -> None:
+                roll_expression(parse_expression(text), seeded)
+
+            def verdict(tag: Tag = tag) -> None:
+                dice = HmacDice(SECRET, "t1_x", 0)
+                made = verdict_for(tag, "x-1", context, parse_context, dice)
+                renderer._verdict(made, compact=False)
+
+            verdict()  # the first call fills the parse and odds caches, as a live run has
+            timings = {
+                name: best_of(f, number)
+                for name, f in (("d20", theirs), ("bare", bare), ("verdict", verdict))
+            }
+            rows.append({"expression": text, **timings})
+        campaign.store.discard()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--number", type=int, default=5_000, help="calls per timing run")
+    args = parser.parse_args()
+    rows = race(args.number)
+    header = ("expression", "d20.roll", "parse + roll", "ratio (bar 0.5)", "full verdict")
+    print("| " + " | ".join(header) + " | ratio (bar 1.0) |")
+    print("|---|---|---|---|---|---|")
+    for row in rows:
+        print(
+            f"| `{row['expression']}` | {row['d20']:.1f} µs | {row['bare']:.1f} µs | "
+            f"{row['bare'] / row['d20']:.2f}× | {row['verdict']:.1f} µs | "
+            f"{row['verdict'] / row['d20']:.2f}× |"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""A rolled dice tree as Reddit Markdown, the way a player reads it.
+
+``4d6kh3 (6, ~~1~~, 4, 5) + 2``: every die in its group, dropped dice struck,
+rerolled faces struck before the face that replaced them (``~~1~~→4``), dice that
+exploded marked ``!``, faces raised or lowered by ``mi``/``ma`` shown as ``1→2``,
+successes and failures of ``t``/``f`` marked ✓ and ✗, annotations beside their
+terms. A group of more than :data:`DICE_SHOWN` dice shows that many and a count of
+the rest, so a long roll stays far under Reddit's 10,000 characters.
+
+Everything the player wrote (annotations) is escaped, and the notation's own
+``*``, ``<`` and ``>``, which mean something to Markdown.
+
+>>> from referee.dice import FixedDice
+>>> from referee.notation import parse_expression, roll_expression
+>>> rolled = roll_expression(parse_expression("4d6kh3+2"), FixedDice([6, 1, 4, 5]))
+>>> markdown(rolled.sets[0])
+'4d6kh3 (6, ~~1~~, 4, 5) + 2'
+>>> rolled = roll_expression(parse_expression("2d6ro1!"), FixedDice([1, 6, 4, 3]))
+>>> markdown(rolled.sets[0])
+'2d6ro1e6 (~~1~~→4, 6!, 3)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from referee.notation import COMPARISONS
+from referee.notation_roll import (
+    RolledBinary,
+    RolledDice,
+    RolledDie,
+    RolledGroup,
+    RolledLiteral,
+    RolledUnary,
+)
+from referee.render import escape_markdown, percent
+
+DICE_SHOWN = 40  # dice listed per group; the rest are counted
+# The notation's own characters that mean something to Markdown or HTML.
+_OPS = str.maketrans({"*": "\\*", "<": "&lt;", ">": "&gt;", "^": "\\^", "~": "\\~"})
+
+
+def _plain(text: str) -> str:
+    return text.translate(_OPS)
+
+
+def _die(die: RolledDie) -> str:
+    text = str(die.value)
+    if die.forced_from is not None:
+        text = f"{die.forced_from}→{text}"
+    if die.rerolled:
+        text = "→".join(f"~~{face}~~" for face in die.rerolled) + "→" + text
+    if die.exploded:
+        text += "!"
+    if die.success > 0:
+        text += "✓"
+    elif die.success < 0:
+        text += "✗"
+    return text if die.kept else f"~~{text}~~"
+
+
+def _notes(annotations: tuple[str, ...]) -> str:
+    if not annotations:
+        return ""
+    return " " + " ".join(f"*{escape_markdown(note[1:-1].strip(), 100)}*" for note in annotations)
+
+
+def _struck(rolled: Any, text: str) -> str:
+    return text if rolled.kept else f"~~{text}~~"
+
+
+def _literal(rolled: RolledLiteral) -> str:
+    return _struck(rolled, str(rolled.node.value) + _notes(rolled.node.annotations))
+
+
+def _dice(rolled: RolledDice) -> str:
+    node = rolled.node
+    dice = rolled.dice
+    shown = ", ".join([_die(die) for die in dice[:DICE_SHOWN]])
+    if len(dice) > DICE_SHOWN:
+        shown += f", … {len(dice) - DICE_SHOWN} more"
+    ops = "".join(str(op) for op in node.operations)
+    text = f"{node.count}d{node.sides}{_plain(ops)} ({shown})"
+    if rolled.counting:
+        text += f" {rolled.number} success{'es' if abs(rolled.number) != 1 else ''}"
+    return _struck(rolled, text + _notes(node.annotations))
+
+
+def _group(rolled: RolledGroup) -> str:
+    node = rolled.node
+    inner = ", ".join([_markdown(item) for item in rolled.items])
+    if len(rolled.items) == 1 and not node.parenthesised:
+        inner += ","
+    ops = _plain("".join(str(op) for op in node.operations))
+    return _struck(rolled, f"({inner}){ops}" + _notes(node.annotations))
+
+
+def _unary(rolled: RolledUnary) -> str:
+    return _struck(rolled, f"{rolled.node.op}{_markdown(rolled.operand)}")
+
+
+def _binary(rolled: RolledBinary) -> str:
+    op = rolled.node.op
+    spaced = op in COMPARISONS or op in ("+", "-")
+    middle = f" {_plain(op)} " if spaced else _plain(op)
+    return _struck(rolled, f"{_markdown(rolled.left)}{middle}{_markdown(rolled.right)}")
+
+
+# How each kind of rolled node is written; a new kind of node adds one entry here.
+WRITERS: dict[type, Callable[[Any], str]] = {
+    RolledLiteral: _literal,
+    RolledDice: _dice,
+    RolledGroup: _group,
+    RolledUnary: _unary,
+    RolledBinary: _binary,
+}
+
+
+def _markdown(rolled: Any) -> str:
+    return WRITERS[type(rolled)](rolled)
+
+
+def markdown(rolled: Any) -> str:
+    """One rolled set as Markdown, without its total (the template adds it in bold)."""
+    return _markdown(rolled)
+
+
+def odds_note(odds: Any, total: int) -> str:
+    """A verdict's chance in brackets: of this total or higher, or of a comparison being true.
+
+    >>> from fractions import Fraction
+    >>> from referee.notation_odds import Odds
+    >>> odds_note(Odds(Fraction(5, 12)), 9)
+    ' (this high or higher: 41.7%)'
+    >>> odds_note(Odds(Fraction(11, 20), comparison=True), 0)
+    ' (false; chance of true: 55.0%)'
+    >>> odds_note(Odds(Fraction(1, 3), Fraction(1, 10**9)), 9)
+    ' (this high or higher: 33.3% ±1e-09 for the explosions and rerolls cut off)'
+    """
+    if odds.chance is None:
+        text = f" ({odds.reason}"
+    elif odds.comparison:
+        text = f" ({'true' if total else 'false'}; chance of true: {percent(odds.chance)}"
+    else:
+        text = f" (this high or higher: {percent(odds.chance)}"
+    if odds.precision:
+        text += f" ±{float(odds.precision):.0e} for the explosions and rerolls cut off"
+    return text + ")"

@@ -1,0 +1,273 @@
+"""referee's dice notation against d20 itself (Avrae's library, a test dependency).
+
+The forms are our own list, written from d20's grammar and the behaviours its tests
+and README describe. Both rollers draw from one shared stream of uniform numbers, so
+for the same stream they must reach the same total; and every total d20 rolls must be
+one referee's exact odds call possible. ``d%`` is left out: referee reads it as a
+d100 on purpose.
+"""
+
+from __future__ import annotations
+
+import random
+
+import d20
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee.errors import UserError
+from referee.notation import parse_expression, roll_expression
+from referee.notation_odds import TOO_MANY, distribution, odds
+
+FORMS = [
+    # dice and numbers
+    "1d20",
+    "d20",
+    "4d6",
+    "0d6",
+    "1d1",
+    "1+1",
+    "1.5",
+    ".5",
+    "2.",
+    "10000",
+    # arithmetic, precedence, signs and comparisons
+    "1 + 3 * 6",
+    "(1 + 3) * 6",
+    "1 + 2 == 2",
+    "1 + (2 == 2)",
+    "-1",
+    "--1",
+    "-+-++---+1",
+    "15 / 2",
+    "-15 / 2",
+    "15 // 2",
+    "-15 // 2",
+    "13 % 2",
+    "-13 % 5",
+    "2 + 1d6",
+    "2 * 1d6",
+    "60 / 1d6",
+    "60 // 1d6",
+    "1d100 % 10",
+    "(1d6 + 1d6) / 2",
+    "1d6 * 1d6 // 1d4",
+    "1 != 2",
+    "1 <= 1",
+    "1 < 1",
+    "2 > 1",
+    "1 >= 2",
+    "1d20 > 10",
+    "1d20 >= 1d20",
+    "1d10 - 1d10 == 0",
+    "1 < 2 < 3",
+    "3 > 2 > 1",
+    # sets and parentheses
+    "(1)",
+    "(1,)",
+    "()",
+    "((1d6))",
+    "(1d6, 1d8)",
+    "(1d6,)",
+    "(1, 2, 3)k1k2",
+    "(1)k1",
+    "(1)k2",
+    "(1, 2, 3, 4, 5)k3",
+    "(1, 2, 3, 4, 5)k<3",
+    "(1, 2, 3, 4, 5)k>3",
+    "(1, 2, 3, 4, 5)kh2",
+    "(1, 2, 3, 4, 5)kl2",
+    "(1, 2, 3, 4, 5)kh1kl1",
+    "(1, 2, 3, 4, 5)p3",
+    "(1, 2, 3, 4, 5)p1p2",
+    "(1, 2, 3, 4, 5)ph1pl1",
+    "(1d4, 2+2, 3d6kl1)kh1",
+    "((10d6kh5)kl2)kh1",
+    "(2d6)kh1",
+    "(4d6)p1",
+    "-1d8 + 4 - (3, 1d4)kh1",
+    "(1d6, 1d8, 1d10)kh2",
+    "(1d20, 1d20)kl1 + 5",
+    # keep and drop on dice
+    "4d6kh3",
+    "4d6kl1",
+    "4d6k>2",
+    "4d6p<3",
+    "5d6p1",
+    "8d6kl3kh2",
+    "10d6k1k2k3",
+    "10d6k1ph1",
+    "2d20kh1 + 1d4 - 1",
+    "6d6kh10",
+    # rerolls, explosions, minimum and maximum
+    "1d20rr<20",
+    "1d20rr>1",
+    "4d6rr1",
+    "4d6rr<3",
+    "1d1ro1",
+    "1d6rol1",
+    "4d6ro1",
+    "2d6ro<3",
+    "8d6ro<3",
+    "1d1ra1",
+    "1d6ral1",
+    "3d6ra6",
+    "4d6rah1",
+    "1d2e2",
+    "3d6e6",
+    "2d10e>8",
+    "4d6e6kh3",
+    "10d6mi6",
+    "10d6mi10",
+    "10d6mi2",
+    "10d6ma1",
+    "10d6ma0",
+    "10d6ma5",
+    "8d6mi2",
+    "4d6ro1mi2kh3",
+    "3d6e6ro1",
+    "6d6rr1k>3",
+    # annotations
+    "3d6 [fire] + 1d4 [piercing]",
+    "-(1d8 + 3) [healing]",
+    "(1 [one], 2 [two], 3 [three])",
+    "4*(3d8kh2+9[fire]+(9d2e2+3[cold])/2)",
+    "1d6 [a] [b]",
+]
+
+REFUSED_BY_BOTH = ["1d20rr<21", "1d1rr1", "1d20e<21", "1d1e1", "1001d6", "10 / 0", "10 % 0"]
+
+
+class Stream:
+    """One stream of uniform numbers read by both rollers: our ``roll`` and d20's ``randrange``."""
+
+    def __init__(self, seed: int) -> None:
+        self._random = random.Random(seed)
+
+    def roll(self, sides: int) -> int:
+        return self.randrange(sides) + 1
+
+    def randrange(self, n: int) -> int:
+        return int(self._random.random() * n)
+
+
+def theirs(text: str, stream: Stream, monkeypatch: pytest.MonkeyPatch) -> int | None:
+    monkeypatch.setattr(d20.expression, "random", stream)
+    try:
+        return d20.roll(text).total
+    except d20.RollError:
+        return None
+
+
+def ours(text: str, stream: Stream) -> int | None:
+    try:
+        return roll_expression(parse_expression(text), stream).total
+    except UserError:
+        return None
+
+
+@pytest.mark.parametrize("text", FORMS)
+def test_same_total_as_d20_for_the_same_dice(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over 50 streams of dice, referee and d20 reach the same total every time."""
+    mine = [ours(text, Stream(seed)) for seed in range(50)]
+    d20s = [theirs(text, Stream(seed), monkeypatch) for seed in range(50)]
+    assert d20s == mine
+
+
+# Finite or cut-off, but past the odds budget: explosions followed by keeps or rerolls,
+# and a keep by value followed by a drop by rank. Their verdicts say the odds were not
+# computed; their totals are still checked against d20 above.
+NOT_COMPUTED = {"10d6k1ph1", "4d6e6kh3", "3d6e6ro1"}
+
+
+@pytest.mark.parametrize("text", sorted(NOT_COMPUTED))
+def test_odds_past_the_budget_say_so(text: str) -> None:
+    """The few forms past the budget are answered "odds not computed (too many outcomes)"."""
+    assert TOO_MANY == odds(parse_expression(text), 1).reason
+
+
+@pytest.mark.parametrize("text", [form for form in FORMS if form not in NOT_COMPUTED])
+def test_every_total_d20_rolls_is_one_the_odds_allow(text: str) -> None:
+    """500 totals of d20's own random rolls all lie where referee's exact odds are not zero,
+    and every total referee gives a 3% chance or more turns up among them."""
+    exact = distribution(parse_expression(text))
+    assert exact is not None
+    random.seed(f"d20 {text}")
+    seen = {d20.roll(text).total for _ in range(500)}
+    possible = {total for total, chance in exact.items() if chance > 0}
+    likely = {total for total, chance in exact.items() if chance >= 0.03}
+    assert (set(), set()) == (seen - possible, likely - seen)
+
+
+@pytest.mark.parametrize("text", REFUSED_BY_BOTH)
+def test_what_d20_refuses_gets_a_message(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rolls d20 cannot finish (endless rerolls, too many dice, dividing by 0) get a message."""
+    assert (None, None) == (theirs(text, Stream(1), monkeypatch), ours(text, Stream(1)))
+
+
+# A strategy for d20's grammar, written from its rules, to look for any difference.
+_integer = st.integers(0, 12).map(str)
+_selector = st.tuples(st.sampled_from(["", "h", "l", "<", ">"]), st.integers(0, 7)).map(
+    lambda pair: f"{pair[0]}{pair[1]}"
+)
+_dice_op = st.tuples(st.sampled_from(["k", "p", "rr", "ro", "ra", "e", "mi", "ma"]), _selector)
+_set_op = st.tuples(st.sampled_from(["k", "p"]), _selector)
+
+
+def _op_text(pair: tuple[str, str]) -> str:
+    op, selector = pair
+    if op in ("mi", "ma"):
+        return op + selector.lstrip("hl<>")
+    return op + selector
+
+
+_dice = st.tuples(
+    st.integers(0, 4), st.sampled_from([1, 2, 4, 6, 20]), st.lists(_dice_op, max_size=2)
+).map(lambda t: f"{t[0]}d{t[1]}" + "".join(_op_text(op) for op in t[2]))
+_annotation = st.sampled_from(["", "", " [fire]"])
+
+
+def _extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    binary = st.tuples(
+        inner, st.sampled_from(["+", "-", "*", "//", "%", "/", "==", "<", ">="]), inner
+    )
+    group = st.tuples(st.lists(inner, max_size=3), st.lists(_set_op, max_size=2))
+    return (
+        binary.map(lambda t: f"{t[0]} {t[1]} {t[2]}")
+        | st.tuples(st.sampled_from(["-", "+"]), inner).map("".join)
+        | group.map(
+            lambda t: (
+                "("
+                + ", ".join(t[0])
+                + ("," if len(t[0]) == 1 else "")
+                + ")"
+                + "".join(_op_text(op) for op in t[1])
+            )
+        )
+        | inner.map(lambda text: f"({text})")
+    )
+
+
+_expression = st.recursive(
+    st.tuples(_dice | _integer, _annotation).map("".join), _extend, max_leaves=6
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_expression, seed=st.integers(0, 2**16))
+def test_any_d20_expression_rolls_the_same_here(text: str, seed: int) -> None:
+    """Any expression of d20's grammar parses here and, on the same dice, totals the same."""
+    d20.parse(text)  # the strategy only writes what d20 reads
+    parse_expression(text)
+    stream = Stream(seed)
+    original = d20.expression.random
+    d20.expression.random = stream  # type: ignore[assignment]
+    try:
+        try:
+            expected = d20.roll(text).total
+        except d20.RollError:
+            expected = None
+    finally:
+        d20.expression.random = original
+    assert expected == ours(text, Stream(seed))

@@ -1,0 +1,137 @@
+"""Tests for referee.notation_odds: exact odds against brute force and 100,000 rolls."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.dice import FixedDice, SeededDice
+from referee.errors import UserError
+from referee.notation import parse_expression, roll_expression
+from referee.notation_markdown import markdown
+from referee.notation_odds import TOO_MANY, chance_at_least, distribution, odds
+from referee.testing.odds import chi_square_p
+
+# Expressions whose dice count is fixed, so every sequence of faces can be listed.
+BRUTE = [
+    "2d6+3",
+    "4d6kh3",
+    "4d6pl1",
+    "3d6kl2-1d4",
+    "(1d20+5)*2",
+    "(1d6, 1d8, 1d10)kh2",
+    "(1d4, 2+2, 3d6kl1)kh1",
+    "3d6k>3",
+    "4d6mi2ma5",
+    "6d6t5f1",
+    "1d20 >= 1d12+5",
+    "60 / 1d6",
+    "1d10 // 3 - 1d4 % 3",
+    "(3d4)kh2",
+    "-(1d8+3)",
+]
+
+
+def _sides(text: str) -> list[int]:
+    """The sides of every die an expression draws, in order, read off one roll."""
+    seen: list[int] = []
+
+    class Spy:
+        def roll(self, sides: int) -> int:
+            seen.append(sides)
+            return 1
+
+    roll_expression(parse_expression(text), Spy())
+    return seen
+
+
+@pytest.mark.parametrize("text", BRUTE)
+def test_distribution_matches_every_sequence_of_faces(text: str) -> None:
+    """The exact distribution equals counting the total of every possible sequence of dice."""
+    sides = _sides(text)
+    counts: Counter[int] = Counter()
+    for faces in itertools.product(*(range(1, s + 1) for s in sides)):
+        counts[roll_expression(parse_expression(text), FixedDice(list(faces))).total] += 1
+    size = sum(counts.values())
+    assert {v: Fraction(c, size) for v, c in counts.items()} == distribution(parse_expression(text))
+
+
+# Rerolls and explosions draw a varying number of dice: checked against 100,000 rolls.
+SAMPLED = ["8d6ro<3", "4d6r1", "3d6!", "2d10e>8t8", "1d6ra6", "3d6rr<3kh2", "2d6e6ro1"]
+
+
+@pytest.mark.parametrize("text", SAMPLED)
+def test_odds_match_100k_rolls(text: str) -> None:
+    """Rolling 100,000 times lands on totals as often as the exact odds say (chi-square)."""
+    expression = parse_expression(text)
+    exact = distribution(expression)
+    assert exact is not None
+    dice = SeededDice(f"odds {text}")
+    rolls = 100_000
+    observed = Counter(roll_expression(expression, dice).total for _ in range(rolls))
+    tail = {v: p for v, p in exact.items() if p * rolls < 1e-3}
+    observed_tail = sum(observed.pop(v, 0) for v in tail)
+    assert observed_tail < 5  # totals the odds call near impossible stay rare
+    kept = {v: p for v, p in exact.items() if v not in tail}
+    scale = sum(kept.values())  # exploding odds leave out what they cut off, < 1e-8
+    kept = {v: p / scale for v, p in kept.items()}
+    assert chi_square_p(observed, kept, rolls - observed_tail) > 1e-4
+
+
+@pytest.mark.parametrize(
+    ("text", "total", "expected"),
+    [
+        ("2d6", 10, Fraction(1, 6)),
+        ("4d6kh3", 18, Fraction(7, 432)),
+        ("1d20+5 adv", 25, Fraction(39, 400)),
+        ("4d6r1", 24, Fraction(1, 625)),
+        ("1d6ro1", 6, Fraction(7, 36)),
+        ("1d20rr1", 20, Fraction(1, 19)),
+        ("1000d1000", 1000, Fraction(1)),
+    ],
+)
+def test_chance_at_least(text: str, total: int, expected: Fraction) -> None:
+    """Worked chances: advantage, rerolls once and forever, and a bound that needs no sum."""
+    assert expected == chance_at_least(parse_expression(text), total)
+
+
+def test_comparison_odds_are_the_chance_of_true() -> None:
+    """1d20+5 >= 15 is true on 10-20: 55%."""
+    assert (Fraction(11, 20), True) == (
+        odds(parse_expression("1d20+5 >= 15"), 0).chance,
+        odds(parse_expression("1d20+5 >= 15"), 0).comparison,
+    )
+
+
+def test_exploding_odds_state_their_precision() -> None:
+    """3d6! is followed until less than one chance in a billion per die is left out."""
+    result = odds(parse_expression("3d6!"), 19)
+    assert (True, True) == (0 < result.precision < Fraction(1, 10**8), result.chance is not None)
+
+
+@pytest.mark.parametrize("text", ["1000d1000", "30d30kh15", "(1d1000, 1d1000, 1d1000)kh1*1d1000"])
+def test_odds_give_up_past_the_budget(text: str) -> None:
+    """Past the fixed budget the verdict says the odds were not computed, quickly."""
+    assert TOO_MANY == odds(parse_expression(text), 2).reason
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="0123456789d%()+-*/<>=!,.khlprotfeimax [] #", max_size=30)
+    | st.text(max_size=30)
+)
+def test_any_text_rolls_within_limits_or_gets_a_message(text: str) -> None:
+    """Whatever the text, it parses and rolls (shown, with odds) or yields a plain message."""
+    try:
+        expression = parse_expression(text)
+        rolled = roll_expression(expression, SeededDice(text), rate=odds)
+    except UserError as error:
+        assert error.message
+        return
+    assert all(abs(total) <= 10**15 for total in rolled.totals)
+    assert all(len(markdown(s)) < 10_000 for s in rolled.sets)

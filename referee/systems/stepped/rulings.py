@@ -49,6 +49,13 @@ class PenaltyAppliesTo(str, Enum):
     ALL = "all"
 
 
+class WoundPenaltyMode(str, Enum):
+    """R-6: how pain shock lowers a wounded character's rolls."""
+
+    FLAT = "flat"  # wound_penalty off every roll per wound carried
+    STEP = "step"  # every stat one ladder step lower per wound (d8 -> d6, never below d4)
+
+
 @dataclass(frozen=True)
 class Rulings:
     """Every choice RULES.md leaves open, with its default; a GM sets them in config.toml.
@@ -66,6 +73,7 @@ class Rulings:
     ties: Ties = Ties.DEFENDER  # R-5
     wound_penalty: int = 1  # R-6: subtracted from every roll per wound carried (0 turns it off)
     wound_penalty_applies_to: PenaltyAppliesTo = PenaltyAppliesTo.PCS  # R-6
+    wound_penalty_mode: WoundPenaltyMode = WoundPenaltyMode.FLAT  # R-6
     called_shot_limb: int = -2  # R-7: hit-roll modifier for an arm or a leg
     called_shot_head: int = -4  # R-7: hit-roll modifier for the head
     # The seed describes criticals in the named-characters paragraph only.
@@ -139,6 +147,7 @@ _RULING_ENUMS: dict[str, type[Enum]] = {
     "critical_when": CriticalWhen,
     "ties": Ties,
     "wound_penalty_applies_to": PenaltyAppliesTo,
+    "wound_penalty_mode": WoundPenaltyMode,
 }
 
 

@@ -158,3 +158,21 @@ def test_campaign_refuses_an_illegal_vehicle_sheet(open_campaign, tmp_path) -> N
     )
     with pytest.raises(ConfigError, match="so 2 are over"):
         open_campaign(SHEETS)
+
+
+def test_a_standing_in_pilots_race_and_pain_count(open_campaign) -> None:
+    """Kara (miraluka, 1 wound) stands in for Sensors: 5|2 = 52, +2 race, -1 wound = 53."""
+    sheets = [sheet("Kara Venn", race="miraluka", wounds=1), sheet("Trooper 1", kind="npc")]
+    resolution = _resolve(_context(open_campaign(sheets)), "stat Speeder 1 sensors", [5, 2, 3])
+    roll = resolution.result.roll
+    assert (53, [("Kara Venn's race", 2), ("Kara Venn's 1 wound", -1)]) == (
+        roll.total,
+        [(m.label, m.value) for m in roll.modifiers],
+    )
+
+
+def test_a_crafts_own_parameter_ignores_the_pilots_race_and_pain(open_campaign) -> None:
+    """Speeder 1's own Speed d10 rolls as it is, whoever pilots it: 7|3 = 73."""
+    sheets = [sheet("Kara Venn", race="miraluka", wounds=1), sheet("Trooper 1", kind="npc")]
+    resolution = _resolve(_context(open_campaign(sheets)), "stat Speeder 1 speed", [7, 3])
+    assert (73, ()) == (resolution.result.roll.total, resolution.result.roll.modifiers)

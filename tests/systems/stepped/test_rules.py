@@ -810,6 +810,7 @@ def test_rulings_defaults_follow_rules_md() -> None:
         "ties": "defender",
         "wound_penalty": 1,
         "wound_penalty_applies_to": "pcs",
+        "wound_penalty_mode": "flat",
         "called_shot_limb": -2,
         "called_shot_head": -4,
         "critical_for_unnamed": False,

@@ -104,3 +104,25 @@ def test_melee_on_the_unaware_hits_automatically_by_option(open_campaign) -> Non
         verdict.result.hit_roll,
         verdict.result.hit,
     )
+
+
+def test_step_mode_lowers_a_wounded_pcs_dice_one_step_per_wound(open_campaign) -> None:
+    """R-6 "step": Kara with 1 wound rolls agility d6 and perception d6, no flat -1."""
+    campaign = open_campaign(
+        [sheet("Kara Venn", owner="kara", wounds=1)], rulings={"wound_penalty_mode": "step"}
+    )
+    verdict = post(campaign, "kara", "roll Kara Venn agility+perception", [6, 5, 2])
+    roll = verdict.result
+    assert ((6, 6), 11, ()) == (
+        tuple(d.sides for d in roll.dice),
+        roll.total,
+        roll.modifiers,
+    )
+
+
+def test_flat_mode_stays_the_default(open_campaign) -> None:
+    """R-6 default: the same wounded Kara rolls d8s with -1 for her wound."""
+    campaign = open_campaign([sheet("Kara Venn", owner="kara", wounds=1)])
+    verdict = post(campaign, "kara", "roll Kara Venn agility+perception", [6, 5, 2])
+    roll = verdict.result
+    assert ((8, 8), 10) == (tuple(d.sides for d in roll.dice), roll.total)

@@ -134,7 +134,18 @@ FORMS = [
     "(1 [one], 2 [two], 3 [three])",
     "4*(3d8kh2+9[fire]+(9d2e2+3[cold])/2)",
     "1d6 [a] [b]",
+    # d20's README examples
+    "1d20+5",
+    "(1d4 + 1, 3, 2d6kl1)kh1",
+    "3d6 + 1d4 + 3",
 ]
+
+
+def test_a_comment_after_the_roll_is_its_label() -> None:
+    """d20's README comment example: the words after the roll are a label, the roll is 1d20."""
+    expression = parse_expression("1d20 I search the chest for traps")
+    assert ("1d20", "I search the chest for traps") == (expression.text, expression.label)
+
 
 REFUSED_BY_BOTH = ["1d20rr<21", "1d1rr1", "1d20e<21", "1d1e1", "1001d6", "10 / 0", "10 % 0"]
 

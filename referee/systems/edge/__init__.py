@@ -1,10 +1,12 @@
 """The ``edge`` system (seed 003, RULES.md §4): 2d6 + stat moves in three bands, the advantage die.
 
-**Inert until wired.** This package is the pure rules engine only: nothing registers
-it, no tag reaches it and no store holds its state yet. The wiring (tags, templates,
-store, GM verbs by post, the demo campaign) comes later, on the ``System`` interface.
+The package holds the pure rules engine and, on the ``System`` interface, its wiring:
+:mod:`~referee.systems.edge.system` (the registered :data:`SYSTEM`),
+:mod:`~referee.systems.edge.tags` (parse), :mod:`~referee.systems.edge.handlers`
+(resolve against the store), :mod:`~referee.systems.edge.application` (sheets as the
+core keeps them) and ``templates/``.
 
-The package, by topic:
+The rules engine, by topic:
 
 * :mod:`~referee.systems.edge.rulings`: R-13 and R-39 as one frozen dataclass of options;
 * :mod:`~referee.systems.edge.sheet`: stat and counter lists, sheets, per-character state;

@@ -1,0 +1,241 @@
+"""Trikus resources (RULES.md §3.4-3.5): what an outcome costs or earns, as change sets.
+
+Morale (+1 on Success, all lost on any Failure), Empowerment's Dark token and
+Catastrophe, the Negotiation's Catastrophe, escape's Dark token, lost lines (R-20,
+R-51), equipment traits, exhaustion and the party refresh (R-50), the Dark-Side fall
+at 3 active Dark tokens, the Master's sacrifice and advancement. Each function
+returns changes (:mod:`.changes`); :class:`Ledger` builds a change set while keeping
+the party it leads to, so "loses all Morale" counts what he holds at that moment.
+
+A lost line returns when R-51's count of refreshes, started at the Catastrophe, runs
+out; a refresh that ends the very test of the Catastrophe (R-50 ``"after_test"``)
+counts as the first. Meditation gives every active player (its user too) a Morale die
+on each use; a Sith artifact a Dark token on each use; a black hole kills on Failure,
+the one way a test kills (the seed's item list says so).
+
+GM verbs over the state are here too (:func:`grant_light`, :func:`spend_dark`, ...):
+each returns the changes, and RuleViolation when the state cannot take them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from referee.errors import RuleViolation
+from referee.systems.trikus.changes import Change, ChangeKind, apply
+from referee.systems.trikus.rulings import CatastropheLine, Rulings
+from referee.systems.trikus.state import Character, Item, LineStatus, Party, Status, Tier, Trait
+
+DARK_TO_FALL = 3
+
+
+class Outcome(Enum):
+    SUCCESS = "Success"
+    FAILURE = "Failure"
+    ESCAPED = "escaped"  # not a Failure: Morale kept, +1 Dark, out of the test
+    NO_RESULT = "no result"  # cancelled by another's Success (R-17), or a dead tie (R-15)
+    OPTED_OUT = "opted out"  # "Mam złe przeczucia": the GM decides
+
+
+@dataclass
+class Ledger:
+    """A change set under construction and the party it leads to (local to one resolution)."""
+
+    party: Party
+    changes: list[Change] = field(default_factory=list)
+
+    def add(self, *changes: Change) -> None:
+        for change in changes:
+            self.party = apply(self.party, [change])
+            self.changes.append(change)
+
+    def character(self, name: str) -> Character:
+        return self.party.character(name)
+
+
+def use_items(ledger: Ledger, name: str, items: tuple[Item, ...]) -> None:
+    """The on-use traits: Sith artifact (+1 Dark), meditation (Morale for all), one-use."""
+    for item in items:
+        for index, trait in enumerate(item.traits):
+            if trait is Trait.SITH:
+                ledger.add(Change(ChangeKind.DARK_GAINED, name, 1, f"{item.name} (Sith artifact)"))
+            elif trait is Trait.MEDITATION:
+                for other in ledger.party.active:
+                    ledger.add(Change(ChangeKind.MORALE_GAINED, other.name, 1, item.name))
+            elif trait is Trait.ONE_USE:
+                ledger.add(Change(ChangeKind.ITEM_SPENT, name, 0, item.name))
+            else:
+                continue
+            reveal(ledger, name, item, index)
+
+
+def reveal(ledger: Ledger, name: str, item: Item, index: int) -> None:
+    """A trait the owner did not know shows itself when it acts."""
+    if not item.knows(index):
+        ledger.add(Change(ChangeKind.TRAIT_REVEALED, name, index, item.name))
+
+
+def failure_items(ledger: Ledger, name: str, items: tuple[Item, ...]) -> None:
+    """Unreliable items are lost, and a black hole kills, when their owner fails."""
+    for item in items:
+        for index, trait in enumerate(item.traits):
+            if trait is Trait.UNRELIABLE:
+                reveal(ledger, name, item, index)
+                ledger.add(Change(ChangeKind.ITEM_LOST, name, 0, item.name))
+                break
+            if trait is Trait.BLACK_HOLE:
+                reveal(ledger, name, item, index)
+                ledger.add(Change(ChangeKind.DEATH, name, 0, f"{item.name} (black hole)"))
+                break
+
+
+def gain_morale(ledger: Ledger, name: str) -> None:
+    ledger.add(Change(ChangeKind.MORALE_GAINED, name, 1))
+
+
+def lose_morale(ledger: Ledger, name: str) -> None:
+    held = ledger.character(name).morale
+    if held:
+        ledger.add(Change(ChangeKind.MORALE_LOST, name, held))
+
+
+def catastrophe(
+    ledger: Ledger, name: str, used_line: int | None, rulings: Rulings, why: str
+) -> None:
+    """A Catastrophe: the narrative marker, then a line lost for R-51's refreshes (R-20)."""
+    ledger.add(Change(ChangeKind.CATASTROPHE, name, 0, why))
+    character = ledger.character(name)
+    kept = [i for i, line in enumerate(character.lines) if line.status is not LineStatus.LOST]
+    if not kept:
+        return
+    if rulings.catastrophe_line is CatastropheLine.USED and used_line in kept:
+        index = used_line
+    else:
+        index = max(kept, key=lambda i: (character.lines[i].dice, -i))
+    ledger.add(Change(ChangeKind.LOSE_LINE, name, index, str(rulings.catastrophe_return)))
+
+
+def escape(ledger: Ledger, name: str) -> None:
+    ledger.add(Change(ChangeKind.ESCAPED, name), Change(ChangeKind.DARK_GAINED, name, 1, "escape"))
+
+
+def advancements(party: Party, below: Tier, skip: str) -> list[Change]:
+    """Every active character of a lower tier than ``below`` advances one tier."""
+    return [
+        Change(ChangeKind.ADVANCE, c.name, 0, c.tier.advanced().value)
+        for c in party.active
+        if c.name != skip and c.tier.rank < below.rank
+    ]
+
+
+def falls(ledger: Ledger) -> None:
+    """Three active Dark tokens turn a character: he becomes the GM's, the lower tiers advance."""
+    for character in ledger.party.active:
+        if character.dark_active >= DARK_TO_FALL:
+            ledger.add(Change(ChangeKind.FALL, character.name, 0, "3 active Dark tokens"))
+            ledger.add(*advancements(ledger.party, character.tier, character.name))
+
+
+def sacrifice(ledger: Ledger, took_part: tuple[str, ...]) -> None:
+    """The Master's sacrifice: a player lost all dice to a master NPC.
+
+    The party's Master dies if he fought, else falls to the Dark Side; every character
+    of a lower tier advances. Without a player Master, nothing happens.
+    """
+    for master in [c for c in ledger.party.active if c.tier is Tier.MASTER]:
+        if master.name in took_part:
+            ledger.add(Change(ChangeKind.DEATH, master.name, 0, "the Master's sacrifice"))
+        else:
+            ledger.add(Change(ChangeKind.FALL, master.name, 0, "did not fight the master"))
+        ledger.add(*advancements(ledger.party, Tier.MASTER, master.name))
+
+
+def refresh_if_due(ledger: Ledger) -> None:
+    """All lines return when every active player is exhausted (R-50 decides when to call)."""
+    if ledger.party.all_exhausted:
+        ledger.add(Change(ChangeKind.REFRESH, "", 0, "every player is exhausted"))
+
+
+# --- GM verbs over the state ----------------------------------------------------------
+
+
+def grant_light(party: Party, name: str, count: int = 1) -> tuple[Change, ...]:
+    _active(party, name)
+    if count < 1:
+        raise RuleViolation("Grant at least one Light token.")
+    return (Change(ChangeKind.LIGHT_GRANTED, name, count, "granted by the GM"),)
+
+
+def spend_dark(party: Party, name: str, count: int = 1) -> tuple[Change, ...]:
+    character = party.character(name)
+    if not 1 <= count <= character.dark_active:
+        raise RuleViolation(
+            f"{name} has {character.dark_active} active Dark tokens; spend 1 to that many."
+        )
+    return (Change(ChangeKind.DARK_SPENT, name, count, "spent by the GM"),)
+
+
+def set_morale(party: Party, name: str, count: int) -> tuple[Change, ...]:
+    _active(party, name)
+    if count < 0:
+        raise RuleViolation("Morale cannot be negative.")
+    return (Change(ChangeKind.SET_MORALE, name, count, "set by the GM"),)
+
+
+def set_line(
+    party: Party, name: str, index: int, status: LineStatus, refreshes: int = 0
+) -> tuple[Change, ...]:
+    """The GM edits one line (1-based index in messages, 0-based here)."""
+    character = _active(party, name)
+    if not 0 <= index < len(character.lines):
+        raise RuleViolation(f"{name} has lines 1 to {len(character.lines)}.")
+    if status is LineStatus.LOST and refreshes < 1:
+        raise RuleViolation("A lost line needs the refreshes before it returns (1 or more).")
+    detail = status.value + (f":{refreshes}" if status is LineStatus.LOST else "")
+    return (Change(ChangeKind.SET_LINE, name, index, detail),)
+
+
+def force_refresh(party: Party) -> tuple[Change, ...]:
+    del party
+    return (Change(ChangeKind.REFRESH, "", 0, "forced by the GM"),)
+
+
+def renew_item(party: Party, name: str, item: str) -> tuple[Change, ...]:
+    character = _active(party, name)
+    found = character.item(item)
+    if found is None or Trait.RENEWABLE not in found.traits or not found.spent:
+        raise RuleViolation(f"{name} has no spent renewable item called {item}.")
+    return (Change(ChangeKind.ITEM_RENEWED, name, 0, found.name),)
+
+
+def advance(party: Party, name: str) -> tuple[Change, ...]:
+    character = _active(party, name)
+    if character.tier is Tier.MASTER:
+        raise RuleViolation(f"{name} is already a Master.")
+    return (Change(ChangeKind.ADVANCE, name, 0, character.tier.advanced().value),)
+
+
+def fall(party: Party, name: str) -> tuple[Change, ...]:
+    """The GM applies a Dark-Side fall: he turns, every lower tier advances."""
+    ledger = Ledger(party)
+    character = _active(party, name)
+    ledger.add(Change(ChangeKind.FALL, name, 0, "applied by the GM"))
+    ledger.add(*advancements(ledger.party, character.tier, name))
+    return tuple(ledger.changes)
+
+
+def apply_sacrifice(party: Party, took_part: tuple[str, ...]) -> tuple[Change, ...]:
+    """The GM applies the Master's sacrifice (see :func:`sacrifice`)."""
+    ledger = Ledger(party)
+    if not any(c.tier is Tier.MASTER for c in party.active):
+        raise RuleViolation("The party has no player Master to sacrifice.")
+    sacrifice(ledger, took_part)
+    return tuple(ledger.changes)
+
+
+def _active(party: Party, name: str) -> Character:
+    character = party.character(name)
+    if character.status is not Status.ACTIVE:
+        raise RuleViolation(f"{name} is {character.status.value}.")
+    return character

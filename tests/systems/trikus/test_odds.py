@@ -1,0 +1,116 @@
+"""Exact trikus odds: the §3.8 table, and 100,000 seeded duels against the exact chances."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.dice import SeededDice
+from referee.systems.trikus.duel import DieKind, Entrant, PairEnd, play
+from referee.systems.trikus.odds import OddsTooCostly, end_chances, success_chances
+from referee.systems.trikus.rulings import Consent, DeadTie, Rulings
+from referee.testing.odds import chi_square_p
+
+DUELS = 100_000
+P_FLOOR = 1e-4
+
+TABLE = {  # §3.8: P(player wins), player dice x GM dice, no resources
+    (1, 1): Fraction(9, 20),
+    (1, 2): Fraction(57, 200),
+    (1, 3): Fraction(81, 400),
+    (2, 1): Fraction(143, 200),
+    (2, 2): Fraction(99, 200),
+    (2, 3): Fraction(37521, 100000),
+    (3, 1): Fraction(319, 400),
+    (3, 2): Fraction(62479, 100000),
+    (3, 3): Fraction(999, 2000),
+}
+
+
+def line(name: str, dice: int, **triggers) -> Entrant:
+    return Entrant(name, (DieKind.LINE,) * dice, **triggers)
+
+
+@pytest.mark.parametrize(("cell", "expected"), TABLE.items())
+def test_the_probability_table(cell: tuple[int, int], expected: Fraction) -> None:
+    """§3.8's table, exactly: first-throw ties void, a dead tie goes to the GM."""
+    player, gm = cell
+    assert (expected,) == success_chances(gm, (line("P", player),))
+
+
+def test_dead_tie_none_moves_the_dead_ties_out_of_failure() -> None:
+    """R-15 "none": one die each, the tenth of duels that tie end with no result."""
+    ends = end_chances(1, (line("P", 1),), Rulings(dead_tie=DeadTie.NONE))
+    assert (Fraction(1, 10),) == ends[PairEnd.DEAD_TIE]
+    assert (Fraction(9, 20),) == ends[PairEnd.WON]
+
+
+def test_a_light_token_plays_like_a_die_kept_for_when_it_is_needed() -> None:
+    """light=1 on a 1-die line wins as often as a 2-die line: dice are rolled only when needed."""
+    with_light = success_chances(2, (line("P", 1, light=1),))[0]
+    assert Fraction(99, 200) == with_light
+
+
+def test_team_odds_beyond_the_budget_are_refused() -> None:
+    """A team test too large for the budget raises instead of stalling the worker."""
+    players = tuple(line(n, 3) for n in "PZM")
+    with pytest.raises(OddsTooCostly):
+        success_chances(5, players, max_work=1000)
+
+
+SETUPS = [  # (GM dice, players, rulings): one-on-one with triggers, and a team test
+    (3, (line("P", 2),), Rulings()),
+    (2, (line("P", 1, light=1, escape=(1, 8)),), Rulings()),
+    (2, (line("P", 3, negotiate=9),), Rulings(negotiation_consent=Consent.ALWAYS)),
+    (2, (line("P", 1), line("Z", 2, gm_negotiate=7)), Rulings()),
+]
+
+
+@pytest.mark.parametrize(("gm", "players", "rulings"), SETUPS)
+def test_seeded_duels_match_the_exact_odds(gm: int, players, rulings: Rulings) -> None:
+    """A quarter of 100,000 seeded duels per setup: every pair's ends pass a chi-square test."""
+    exact = end_chances(gm, players, rulings)
+    distribution = {
+        (i, end): exact[end][i] for end in exact for i in range(len(players)) if exact[end][i]
+    }
+    dice = SeededDice(f"trikus-{gm}-{len(players)}")
+    duels = DUELS // len(SETUPS)
+    observed: Counter = Counter()
+    for _ in range(duels):
+        result = play(gm, players, dice, rulings)
+        for i, end in enumerate(result.ends):
+            observed[(i, end)] += 1
+    for i in range(len(players)):
+        mine = {end: p for (j, end), p in distribution.items() if j == i}
+        counts = Counter({end.value: n for (j, end), n in observed.items() if j == i})
+        assert chi_square_p(counts, _sortable(mine), duels) > P_FLOOR
+
+
+def _sortable(chances: dict[PairEnd, Fraction]) -> dict:
+    """The chi-square helper sorts outcomes; PairEnd values sort by name."""
+    return {end.value: p for end, p in chances.items()}
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    gm=st.integers(1, 2),
+    dice=st.integers(0, 2),
+    light=st.integers(0, 1),
+    escape=st.none() | st.tuples(st.integers(1, 2), st.integers(1, 10)),
+    negotiate=st.none() | st.integers(1, 10),
+    gm_negotiate=st.none() | st.integers(1, 10),
+    consent=st.sampled_from(list(Consent)),
+)
+def test_every_duel_ends_exactly_one_way(
+    gm, dice, light, escape, negotiate, gm_negotiate, consent
+) -> None:
+    """Under any triggers, each pair's end chances are exact and sum to one."""
+    player = line(
+        "P", dice, light=light, escape=escape, negotiate=negotiate, gm_negotiate=gm_negotiate
+    )
+    ends = end_chances(gm, (player,), Rulings(negotiation_consent=consent))
+    assert 1 == sum(chances[0] for chances in ends.values())

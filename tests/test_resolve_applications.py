@@ -12,7 +12,7 @@ name: Orla Vex
 background: experienced
 strength: 2
 agility: {agility}
-endurance: 3
+endurance: 1
 perception: 2
 magic: Force 2
 technique: Telekinesis d4
@@ -21,8 +21,9 @@ technique: Mind Trick d6
 """
 
 
-def _apply(referee, fullname="t1_app", agility=2, created=1.0, author="orla_player"):
-    return referee.referee(Post(fullname, "t3_t", author, SHEET.format(agility=agility), created))
+def _apply(referee, fullname="t1_app", agility=2, created=1.0, author="orla_player", body=None):
+    text = SHEET.format(agility=agility) if body is None else body
+    return referee.referee(Post(fullname, "t3_t", author, text, created))
 
 
 def _gm(referee, body, fullname, parent="t1_app", created=5.0):
@@ -199,3 +200,21 @@ def test_an_npc_surviving_one_wound_is_refused(open_campaign):
         "An NPC survives 0 wounds" in outcome.text,
         campaign.store.table("characters").get("bandit"),
     )
+
+
+def test_magic_points_come_out_of_the_budget_and_obey_the_cap(open_campaign):
+    """R-60: a noncombatant human with Force 6 is told both the cap and the overspend."""
+    body = SHEET.format(agility=1).replace("experienced", "noncombatant")
+    body = body.replace("strength: 2", "strength: 1").replace("Force 2", "Force 6")
+    outcome = _apply(Referee(open_campaign()), body=body)
+    assert (True, True) == (
+        "Force has 6 points; a human may have at most 3" in outcome.text,
+        "The stats and magic spend 7 points" in outcome.text,
+    )
+
+
+def test_free_magic_points_are_the_gms(open_campaign):
+    """R-60 "free": Force 2 beside a full budget of stats is no overspend."""
+    body = SHEET.format(agility=2).replace("endurance: 1", "endurance: 3")
+    outcome = _apply(Referee(open_campaign(rulings={"magic_points": "free"})), body=body)
+    assert "Awaiting GM approval" in outcome.text

@@ -56,6 +56,13 @@ class WoundPenaltyMode(str, Enum):
     STEP = "step"  # every stat one ladder step lower per wound (d8 -> d6, never below d4)
 
 
+class MagicPoints(str, Enum):
+    """R-60: where a mage's magic points come from."""
+
+    BUDGET = "budget"  # out of the background's budget, under the race cap, like a stat
+    FREE = "free"  # the GM assigns them outside the budget
+
+
 @dataclass(frozen=True)
 class Rulings:
     """Every choice RULES.md leaves open, with its default; a GM sets them in config.toml.
@@ -92,6 +99,8 @@ class Rulings:
     # R-59: the seed grants the automatic hit on an unaware target only in the ranged
     # paragraph. False: melee on the unaware is rolled as usual; True: hit automatically too.
     melee_unaware_auto_hit: bool = False
+    # R-60: the seed does not say where magic points come from.
+    magic_points: MagicPoints = MagicPoints.BUDGET
 
     def __post_init__(self) -> None:
         for name, enum in _RULING_ENUMS.items():
@@ -148,6 +157,7 @@ _RULING_ENUMS: dict[str, type[Enum]] = {
     "ties": Ties,
     "wound_penalty_applies_to": PenaltyAppliesTo,
     "wound_penalty_mode": WoundPenaltyMode,
+    "magic_points": MagicPoints,
 }
 
 

@@ -818,6 +818,7 @@ def test_rulings_defaults_follow_rules_md() -> None:
         "critical_fails": True,
         "exceptional_succeeds": False,
         "melee_unaware_auto_hit": False,
+        "magic_points": "budget",
     }
     assert expected == Rulings().to_mapping()
 

@@ -15,6 +15,7 @@ from referee.systems.stepped import (
     MagicParameter,
     Race,
     Rules,
+    Rulings,
     Stat,
     Technique,
     Weapon,
@@ -51,7 +52,12 @@ KARA_RECORD = {
     ],
 }
 
-RULES = Rules(races={"human": Race("human"), "wookiee": Race("wookiee", 4, {Stat.STRENGTH: 1})})
+# Magic points outside the budget (R-60 "free"): these tests are about the stats; the
+# budget ruling has its own tests in tests/test_resolve_applications.py.
+RULES = Rules(
+    Rulings(magic_points="free"),
+    races={"human": Race("human"), "wookiee": Race("wookiee", 4, {Stat.STRENGTH: 1})},
+)
 
 
 def kara(**changes: object) -> Character:

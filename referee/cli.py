@@ -340,7 +340,7 @@ def _shell_post(body: str) -> Post:
 
 def _report(outcome: Outcome) -> int:
     sys.stdout.write(outcome.text)
-    return EXIT_TAG_ERRORS if outcome.problems else EXIT_OK
+    return EXIT_TAG_ERRORS if outcome.problems or outcome.failed else EXIT_OK
 
 
 def cmd_approve(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
 """Shared fixtures: campaigns on disk and live worker harnesses, always closed after the test."""
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ from referee.testing.worker import Live
 # examples each (tests that pin max_examples keep their own count); CI uses the default.
 settings.register_profile(
     "long",
-    max_examples=100_000,
+    # REFEREE_LONG_EXAMPLES splits a long run over processes (each with its own seed).
+    max_examples=int(os.environ.get("REFEREE_LONG_EXAMPLES", "100000")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

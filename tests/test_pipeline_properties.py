@@ -13,6 +13,7 @@ from referee.campaign import Campaign
 from referee.failures import FailureLog
 from referee.forum import posts_from_thread
 from referee.pipeline import INTERNAL_PROBLEM, Referee
+from referee.render import Renderer
 from referee.resolve import verbs_for
 from referee.systems import load_system
 from referee.testing import make_campaign, sheet
@@ -26,6 +27,20 @@ SHEETS = [
     sheet("Trooper 2", kind="npc"),
 ]
 AUTHORS = st.sampled_from(["kara", "gm", "stranger"])
+# A memory-backed folder where there is one: every example flushes and fsyncs its store.
+SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() else None
+
+
+def _renderer(campaign: Campaign) -> Renderer:
+    """One renderer for every example: compiling the templates is most of a fresh one's cost."""
+    config = campaign.config
+    key = (config.templates_dir, config.name, campaign.published_commitment, config.system)
+    if key not in _RENDERERS:
+        _RENDERERS[key] = Renderer(*key[:3], system=campaign.system)
+    return _RENDERERS[key]
+
+
+_RENDERERS: dict[tuple, Renderer] = {}
 
 
 # Each example writes, flushes and reopens a campaign on disk: no fixed deadline fits a busy
@@ -37,16 +52,17 @@ def test_any_thread_is_refereed_flushed_and_reopened(posts):
     (never an exception, a failed post or an internal error) and the store reopens
     holding exactly what was replied."""
     thread = posts_from_thread(saved_thread(posts))
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(dir=SCRATCH) as folder:
         campaign = make_campaign(Path(folder), SHEETS)
+        renderer = _renderer(campaign)
         with campaign:
-            referee = Referee(campaign)
+            referee = Referee(campaign, renderer)
             outcomes = [referee.referee(post) for post in thread.posts]
             campaign.store.flush()
             failed = [(o.post.fullname, o.text) for o in outcomes if o.failed]
             internal = [o.post.fullname for o in outcomes if INTERNAL_PROBLEM in o.text]
             assert ([], []) == (failed, internal)
         with Campaign(campaign.config, campaign.secret) as reopened:
-            replayed = [Referee(reopened).referee(post) for post in thread.posts]
+            replayed = [Referee(reopened, renderer).referee(post) for post in thread.posts]
             assert 0 == len(FailureLog(reopened.store))
     assert [o.text for o in outcomes] == [o.text for o in replayed]

@@ -100,18 +100,88 @@ def words() -> st.SearchStrategy[str]:
     return st.one_of(st.sampled_from(NAMES + WORDS), numbers(), junk())
 
 
+def names() -> st.SearchStrategy[str]:
+    """A name as typed: a known one mostly, else junk or invisible characters."""
+    return st.one_of(
+        st.sampled_from(NAMES),
+        st.sampled_from(NAMES),
+        junk(8),
+        st.text(alphabet="\u200b\u200d\u202e\u2066\ufeff ", max_size=4),
+    )
+
+
+def _formed() -> st.SearchStrategy[str]:
+    """Well-formed tags of every verb, with hostile names and numbers in their slots."""
+    n = st.one_of(st.integers(0, 7).map(str), numbers())
+    name = names()
+    sign = st.sampled_from(["+", "-", ""])
+    option = st.sampled_from(["", " head", " left arm", " unaware", " subdue", " with blaster"])
+    stat = st.sampled_from(["agility", "str", "per+end", "agi + per", "x"])
+    sheet_stats = st.builds(lambda a, b, c, d: f"str {a}, agi {b}, end {c}, per {d}", n, n, n, n)
+    forms = [
+        st.builds(lambda a, t, o, s, m: f"shoot {a} -> {t}{o} {s}{m}", name, name, option, sign, n),
+        st.builds(lambda a, t, m: f"melee {a} -> {t} subdue -{m}", name, name, n),
+        st.builds(lambda a, s, g, m: f"roll {a} {s} {g}{m}", name, stat, sign, n),
+        st.builds(lambda c, s, m: f"roll {c}d{s}+{m}", n, n, n),
+        st.builds(lambda a, b: f"init {a}, {b}", name, name),
+        st.builds(lambda a, m: f"cast {a} Telekinesis +{m}", name, n),
+        st.builds(lambda a, t: f"npc {a}: {t}", name, sheet_stats),
+        st.builds(lambda a, t: f"npc {a} as {t}", name, st.sampled_from(["trooper", "x"])),
+        st.builds(lambda a, g, m: f"wound {a} {g}{m}", name, sign, n),
+        st.builds(lambda a, m: f"heal {a} {m}", name, n),
+        st.builds(lambda a: f"heal {a}", name),
+        st.builds(lambda m, t: f"approve with named, tough {m}, move X to d{t}", n, n),
+        st.builds(lambda a: f"approve {a}", name),
+        st.builds(lambda w: f"reject {w}", junk(20)),
+        st.builds(lambda a, w: f"revise {a}: {w}", name, junk(20)),
+        st.just("end encounter"),
+        st.builds(lambda v, m: f"stat {v} armour +{m}", name, n),
+    ]
+    return st.one_of(*forms)
+
+
 def tag_texts(verbs: Iterable[str] = ()) -> st.SearchStrategy[str]:
-    """What goes inside ``[[ ]]``: every verb with random arguments, or anything at all.
+    """What goes inside ``[[ ]]``: every verb well formed with hostile values in its
+    slots, every verb with random words after it, or anything at all.
 
     ``verbs`` are the verb words to try (a system's verb table); the core's by default.
+    The well-formed shapes are stepped's verbs; under another system they are unknown.
     """
     verb = st.sampled_from(sorted(verbs or verbs_for(None))) | words()
     built = st.builds(lambda v, rest: " ".join([v, *rest]), verb, st.lists(words(), max_size=10))
-    return st.one_of(built, junk(40))
+    return st.one_of(_formed(), _formed(), built, junk(40))
+
+
+def _sheet_line(key: str, typical: str) -> st.SearchStrategy[str]:
+    hostile = st.one_of(numbers(), names(), junk(10))
+    return st.one_of(
+        st.just(f"{key}: {typical}"),
+        st.just(f"{key}: {typical}"),
+        hostile.map(lambda value: f"{key}: {value}"),
+    )
+
+
+# A legal sheet's lines, each of which the strategy may replace with a hostile value.
+_LEGAL_SHEET = (
+    ("name", "Orla Vex"),
+    ("race", "human"),
+    ("background", "soldier"),
+    ("strength", "2"),
+    ("agility", "d8"),
+    ("endurance", "2"),
+    ("perception", "3"),
+    ("armour", "1"),
+    ("weapon", "blaster, ranged, 2d6"),
+    ("weapon", "baton, melee, +1, subdue"),
+    ("magic", "Force 2"),
+    ("technique", "Telekinesis d4"),
+)
 
 
 def sheet_texts() -> st.SearchStrategy[str]:
-    """A sheet's lines: known keys with hostile values, and junk lines."""
+    """A sheet: a legal one with some lines made hostile, or known keys with hostile
+    values and junk lines."""
+    legal = st.tuples(*(_sheet_line(key, typical) for key, typical in _LEGAL_SHEET))
     line = st.one_of(
         st.builds(
             lambda key, value: f"{key}: {value}",
@@ -125,7 +195,7 @@ def sheet_texts() -> st.SearchStrategy[str]:
         ),
         junk(30),
     )
-    return st.lists(line, max_size=12).map("\n".join)
+    return st.one_of(legal.map("\n".join), st.lists(line, max_size=12).map("\n".join))
 
 
 def bodies(verbs: Iterable[str] = ()) -> st.SearchStrategy[str]:

@@ -14,18 +14,18 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from referee.campaign import seed_table
-from referee.dice import DiceSource
 from referee.errors import ConfigError
 from referee.resolve import Context
 from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb
 from referee.systems.options import read_options
 from referee.systems.validation import problems_message
 
-from . import handlers, odds, tags
+from . import handlers, tags
 from .application import EdgeCharacter, EdgeSheet
-from .bands import Band, band_of, with_advantage, worth_using
+from .bands import Band
 from .moves import Table
-from .rulings import EdgeRulings, EdgeUse, Policy
+from .odds_cases import odds_cases
+from .rulings import EdgeRulings, EdgeUse
 from .sheet import DEFAULT_COUNTERS, DEFAULT_STATS, StatLists
 
 SHEETS_NAME = "characters.toml"
@@ -172,20 +172,6 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
     )
 
 
-def _odds_case(modifier: int, advantage: int, policy: Policy) -> OddsCase:
-    def sample(dice: DiceSource) -> Band:
-        rolled = (dice.roll(6), dice.roll(6))
-        if worth_using(policy, rolled, modifier, advantage):
-            rolled = with_advantage(rolled, advantage)
-        return band_of(sum(rolled) + modifier)
-
-    return OddsCase(
-        f"2d6{modifier:+d}, advantage {advantage}, edge={policy.value}: band",
-        odds.band_odds(modifier, advantage, policy),
-        sample,
-    )
-
-
 class Edge:
     """Seed 003: 2d6 + stat moves in three bands, and the advantage die."""
 
@@ -266,11 +252,7 @@ class Edge:
         return {"bands": tuple(Band)}
 
     def odds_cases(self) -> Iterable[OddsCase]:
-        yield _odds_case(0, 1, Policy.UP)
-        yield _odds_case(1, 4, Policy.UP)
-        yield _odds_case(0, 6, Policy.HIT)
-        yield _odds_case(-1, 5, Policy.STRONG)
-        yield _odds_case(2, 3, Policy.ALWAYS)
+        return odds_cases()
 
     def example_campaign(self) -> ExampleCampaign:
         return ExampleCampaign(

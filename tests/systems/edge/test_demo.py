@@ -11,6 +11,7 @@ from referee.batch import load_thread
 from referee.campaign import Campaign
 from referee.cli import main
 from referee.resolve import verbs_for
+from referee.roster import RosterRenderer, roster_view
 from referee.systems.edge.system import SYSTEM
 from referee.tags import find_tags
 
@@ -81,3 +82,28 @@ def test_roll_from_the_shell_replays_the_first_vector(
         "[3, 4] +1 (cool) = 8 → **8, success with a cost** (7-9)"
     ) in out
     assert "Without the advantage it would have been 6, miss (6-). Advantage 4 → **1**." in out
+
+
+def test_systems_lists_edge_with_its_verbs(capsys: pytest.CaptureFixture[str]) -> None:
+    """`referee systems` names edge, its seed and each of its verbs with an example."""
+    main(["systems"])
+    out = capsys.readouterr().out
+    parts = ["edge 1:", "seed 003", "[[lower Kara]]", "[[policy Kara strong]]"]
+    assert [True] * len(parts) == [part in out for part in parts]
+
+
+def test_the_roster_and_characters_show_advantage_and_policy(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The wiki roster and `referee characters` show each character's advantage and policy."""
+    main(["--campaign", str(demo), "characters"])
+    rows = capsys.readouterr().out.splitlines()
+    with Campaign.open(demo, need_secret=False) as campaign:
+        view = roster_view(campaign.system, campaign.config.name, campaign.store)
+        page = RosterRenderer(system=campaign.system).render(view)
+    assert (
+        "| Kara Venn | u&#47;kara\\_plays | cool +1, hard +0, hot −1, sharp +2, weird +0 | 4 |"
+        in page
+    )
+    kara = next(row for row in rows if row.startswith("Kara Venn"))
+    assert (True, True) == (" 4 " in kara, "up (default)" in kara)

@@ -12,7 +12,7 @@ name: Orla Vex
 background: experienced
 strength: 2
 agility: {agility}
-endurance: 3
+endurance: 1
 perception: 2
 magic: Force 2
 technique: Telekinesis d4
@@ -21,8 +21,9 @@ technique: Mind Trick d6
 """
 
 
-def _apply(referee, fullname="t1_app", agility=2, created=1.0, author="orla_player"):
-    return referee.referee(Post(fullname, "t3_t", author, SHEET.format(agility=agility), created))
+def _apply(referee, fullname="t1_app", agility=2, created=1.0, author="orla_player", body=None):
+    text = SHEET.format(agility=agility) if body is None else body
+    return referee.referee(Post(fullname, "t3_t", author, text, created))
 
 
 def _gm(referee, body, fullname, parent="t1_app", created=5.0):
@@ -79,19 +80,19 @@ def test_revise_and_reject_record_the_gms_note(open_campaign):
 
 
 def test_approve_with_amendments_changes_the_sheet(open_campaign):
-    """The GM moves one technique, forbids another, makes her named and tough 2."""
+    """The GM moves one technique, forbids another and makes her named; she survives 3."""
     campaign = open_campaign()
     referee = Referee(campaign)
     _apply(referee)
     outcome = _gm(
         referee,
-        "[[approve with move Telekinesis to d6, forbid Mind Trick, named, tough 2]]",
+        "[[approve with move Telekinesis to d6, forbid Mind Trick, named]]",
         "t1_ok",
     )
     stored = campaign.store.table("characters").get("orla vex")
     techniques = stored["sheet"]["magic"][0]["techniques"]
     assert (0, True, "orla_player") == (outcome.problems, stored["approved"], stored["owner"])
-    assert ([{"name": "Telekinesis", "tier": "d6"}], True, 2) == (
+    assert ([{"name": "Telekinesis", "tier": "d6"}], True, 3) == (
         techniques,
         stored["sheet"]["named"],
         stored["sheet"]["wounds_survived"],
@@ -127,12 +128,12 @@ def test_npcs_from_templates_and_inline_stats(open_campaign):
     referee = Referee(campaign)
     body = (
         "[[npc Sergeant Holt as veteran]] "
-        "[[npc Bandit: str 3, agi 2, end 2, per 2, named, tough 1]] "
+        "[[npc Bandit: str 3, agi 2, end 2, per 2, named, tough 2]] "
         "[[npc Trooper 1 as trooper]] [[npc Ghost as wraith]]"
     )
     outcome = referee.referee(Post("t1_n", "t3_t", GM, body, 1.0))
     table = campaign.store.table("characters")
-    assert (2, True, 1) == (
+    assert (2, True, 2) == (
         outcome.problems,
         table.get("sergeant holt")["approved"],
         table.get("bandit")["sheet"]["wounds_survived"],
@@ -161,3 +162,59 @@ def test_end_encounter_clears_the_initiative_order(open_campaign):
     had = "t3_t" in campaign.store.table("encounters")
     referee.referee(Post("t1_e", "t3_t", GM, "[[end encounter]]", 2.0))
     assert (True, False) == (had, "t3_t" in campaign.store.table("encounters"))
+
+
+def test_a_players_sheet_that_sets_its_wound_track_or_kind_is_told_so(open_campaign):
+    """[[apply]] with tough: 0 and kind: npc gets both problems at once and is not stored."""
+    campaign = open_campaign()
+    body = SHEET.format(agility=2).replace("strength: 2", "strength: 2\ntough: 0\nkind: npc")
+    outcome = Referee(campaign).referee(Post("t1_app", "t3_t", "orla_player", body, 1.0))
+    assert (1, True, True, None) == (
+        outcome.problems,
+        "always survives 3 wounds" in outcome.text,
+        "always a player character" in outcome.text,
+        campaign.store.table("applications").get("orla vex"),
+    )
+
+
+def test_a_gm_cannot_make_a_player_character_tough(open_campaign):
+    """[[approve with tough 2]] on a PC is refused: player characters survive 3 wounds."""
+    campaign = open_campaign()
+    referee = Referee(campaign)
+    _apply(referee)
+    outcome = _gm(referee, "[[approve with tough 2]]", "t1_ok")
+    assert (1, True, None) == (
+        outcome.problems,
+        "always survives 3 wounds" in outcome.text,
+        campaign.store.table("characters").get("orla vex"),
+    )
+
+
+def test_an_npc_surviving_one_wound_is_refused(open_campaign):
+    """Seed: a tough NPC survives 2 or 3; [[npc Bandit: ..., tough 1]] is refused."""
+    campaign = open_campaign()
+    body = "[[npc Bandit: str 3, agi 2, end 2, per 2, tough 1]]"
+    outcome = Referee(campaign).referee(Post("t1_n", "t3_t", GM, body, 1.0))
+    assert (1, True, None) == (
+        outcome.problems,
+        "An NPC survives 0 wounds" in outcome.text,
+        campaign.store.table("characters").get("bandit"),
+    )
+
+
+def test_magic_points_come_out_of_the_budget_and_obey_the_cap(open_campaign):
+    """R-60: a noncombatant human with Force 6 is told both the cap and the overspend."""
+    body = SHEET.format(agility=1).replace("experienced", "noncombatant")
+    body = body.replace("strength: 2", "strength: 1").replace("Force 2", "Force 6")
+    outcome = _apply(Referee(open_campaign()), body=body)
+    assert (True, True) == (
+        "Force has 6 points; a human may have at most 3" in outcome.text,
+        "The stats and magic spend 7 points" in outcome.text,
+    )
+
+
+def test_free_magic_points_are_the_gms(open_campaign):
+    """R-60 "free": Force 2 beside a full budget of stats is no overspend."""
+    body = SHEET.format(agility=2).replace("endurance: 1", "endurance: 3")
+    outcome = _apply(Referee(open_campaign(rulings={"magic_points": "free"})), body=body)
+    assert "Awaiting GM approval" in outcome.text

@@ -34,7 +34,7 @@ name: Orla Vex
 background: experienced
 strength: 2
 agility: 2
-endurance: 3
+endurance: 1
 perception: 2
 magic: Force 2
 technique: Telekinesis d4

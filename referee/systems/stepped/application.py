@@ -12,7 +12,6 @@ and the tag finder never reads tags inside it::
     endurance: 2
     perception: 2
     armour: 1
-    tough: 3                     # wounds survived: PCs 3; a GM sets it for tough NPCs
     weapon: blaster pistol, ranged, 2d6
     weapon: stun baton, melee, +1, subdue
     magic: Force 2
@@ -37,7 +36,7 @@ from referee.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
 
 from .rulings import Rules
 from .sheet import character_from_record, character_to_record, validate_character
-from .traits import LADDER, Character
+from .traits import LADDER, Character, Kind
 
 _LINE = re.compile(r"^\s*([A-Za-z][A-Za-z _-]*?)\s*[:=]\s*(.*?)\s*$")
 _DIE = re.compile(r"^d([0-9]+)$", re.I)
@@ -167,6 +166,8 @@ def _read_line(
         problems.append(problem)
     elif key in _STATS:
         record["stats"][key] = _points(value, what, limits)
+    elif (problem := _player_may_not(record, key, value, number)) is not None:
+        problems.append(problem)
     elif key in _SCALARS:
         key = "armour" if key == "armor" else key
         if key == "armour":
@@ -209,11 +210,32 @@ def _read_line(
             )
 
 
+def _player_may_not(record: dict[str, Any], key: str, value: str, number: int) -> str | None:
+    """A player's sheet line that sets what only a GM sets (the wound track, the kind), or None.
+
+    A player's sheet is a PC's: it survives 3 wounds, and `tough: 3` or `kind: pc` say
+    no more than that, so they pass.
+    """
+    if record.get("kind") != "pc":
+        return None
+    if key in ("tough", "survives", "wounds_survived") and value.strip() != "3":
+        return (
+            f"Line {number}: a player character always survives 3 wounds; only a GM sets "
+            "tough (2 or 3) on an NPC. Remove this line."
+        )
+    if key == "kind" and value.strip().casefold() != "pc":
+        return (
+            f"Line {number}: a player's sheet is always a player character's; only a GM "
+            "makes NPCs (with [[npc]]). Remove this line."
+        )
+    return None
+
+
 def amend(character: Character, amendment: str) -> tuple[Character, str]:
     """Apply one GM amendment of ``[[approve with ...]]``; the new character, in words.
 
     >>> from referee.systems.stepped import Character, Kind
-    >>> amend(Character("Orla", Kind.PC, {}), "tough 2")[1]
+    >>> amend(Character("Brute", Kind.NPC, {}), "tough 2")[1]
     'survives 2 wounds'
     """
     words = amendment.split()
@@ -224,6 +246,11 @@ def amend(character: Character, amendment: str) -> tuple[Character, str]:
         return replace(character, named=False), "not named"
     if head in ("tough", "survives", "capacity") and len(words) == 2:
         survived = read_int(words[1], "Wounds survived", 0, DEFAULT_LIMITS.max_sheet_number)
+        if character.kind == Kind.PC:
+            raise UserError(
+                f"{character.name} is a player character and always survives 3 wounds; "
+                "tough (2 or 3) is for NPCs."
+            )
         return replace(character, wounds_survived=survived), f"survives {survived} wounds"
     if head in ("forbid", "move"):
         target = " ".join(words[1:])

@@ -27,7 +27,7 @@ from .combat import AttackKind, Location, apply_wounds, attack, heal
 from .magic import cast
 from .rolls import Modifier, TraitRoll, initiative, roll_trait, wound_penalty
 from .rulings import Rules
-from .sheet import character_from_record
+from .sheet import character_from_record, wound_track_problems
 from .traits import LADDER, UNARMED, Character, State, Weapon, WeaponKind, parse_stat, state_of
 from .vehicles.combat import attack as craft_attack
 from .vehicles.crafts import Crewed, Vehicle, parse_param, vehicle_from_record, vehicle_to_record
@@ -326,6 +326,9 @@ def resolve_npc(request: CreateNpc, context: Context, dice: DiceSource) -> Resol
             f"{character.name} cannot enter play with {', '.join(absurd)} points; a stat "
             f"has {low} to {high} points (d4 to d20)."
         )
+    track = wound_track_problems(character)
+    if track:
+        raise RuleViolation(f"{character.name} cannot enter play: {' '.join(track)}")
     context.roster.add(character, None, approved=True)
     return Resolution("npc", NpcResult(character, request.template))
 

@@ -10,7 +10,15 @@ from referee.errors import RuleViolation, UnknownName
 
 from . import odds
 from .combat import _standing
-from .rolls import Modifier, TraitRoll, _execute, _Plan, _refuse_if_down, _wound_modifiers
+from .rolls import (
+    Modifier,
+    TraitRoll,
+    _execute,
+    _Plan,
+    _refuse_if_down,
+    _wound_modifiers,
+    stepped_down,
+)
 from .rulings import Rules
 from .traits import (
     MAX_POINTS,
@@ -84,7 +92,7 @@ def _cast(
     plan = _Plan(
         c.name,
         f"{parameter.name} ({technique.name})",
-        (die_for_points(parameter.points),),
+        (die_for_points(stepped_down(c, parameter.points, rules)),),
         named,
         named,
         _wound_modifiers(c, rules) + situational,

@@ -171,11 +171,14 @@ def _joint_counts(
                 for total, ways in enumerate(ways_by_sum):
                     if not ways:
                         continue
-                    exceptional = {
-                        "any": wild_value in present,
-                        "replaced": wild_value == extreme,
-                        "every": wild_value == extreme and total == n * wild_value,
-                    }[exceptional_rule]
+                    exceptional = (
+                        wild_value != 1
+                        and {  # R-2: a wild 1 never is
+                            "any": wild_value in present,
+                            "replaced": wild_value == extreme,
+                            "every": wild_value == extreme and total == n * wild_value,
+                        }[exceptional_rule]
+                    )
                     if not can_critical:
                         critical = False
                     elif critical_any:
@@ -282,7 +285,9 @@ def grade(exceptional: bool, critical: bool, rulings: Rulings) -> int:
 
     >>> from referee.systems.stepped.rulings import Rulings
     >>> grade(False, True, Rulings()), grade(True, False, Rulings()), grade(False, False, Rulings())
-    (-1, 1, 0)
+    (-1, 0, 0)
+    >>> grade(True, False, Rulings(exceptional_succeeds=True))  # R-58's option
+    1
     """
     if critical and rulings.critical_fails:
         return -1

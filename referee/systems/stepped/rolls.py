@@ -20,6 +20,7 @@ from .rulings import (
     Rules,
     Rulings,
     WildReplaces,
+    WoundPenaltyMode,
     find_race,
 )
 from .traits import (
@@ -65,7 +66,7 @@ class TraitRoll:
     wild: DieRoll | None  # the wild d6, for a named roller
     modifiers: tuple[Modifier, ...]
     total: int
-    exceptional: bool  # the wild d6 matched a trait die (R-2)
+    exceptional: bool  # the wild d6 (never a 1) matched a trait die (R-2)
     critical: bool  # the trait dice showed 1 (R-3); wins over exceptional (R-4)
 
 
@@ -92,9 +93,29 @@ def wound_penalty(c: Character, rules: Rules) -> int:
     >>> wound_penalty(Character("Brute", Kind.NPC, {}, wounds_survived=2, wounds=1), Rules())
     0
     """
-    rulings = rules.rulings
-    applies = rulings.wound_penalty_applies_to == PenaltyAppliesTo.ALL or c.kind == Kind.PC
-    return rulings.wound_penalty * c.wounds if applies and c.wounds > 0 else 0
+    if rules.rulings.wound_penalty_mode != WoundPenaltyMode.FLAT:
+        return 0
+    return rules.rulings.wound_penalty * _pained_wounds(c, rules)
+
+
+def _pained_wounds(c: Character, rules: Rules) -> int:
+    """The wounds whose pain shock ``c`` feels (R-6: PCs only, unless the ruling says all)."""
+    applies = rules.rulings.wound_penalty_applies_to == PenaltyAppliesTo.ALL or c.kind == Kind.PC
+    return max(c.wounds, 0) if applies else 0
+
+
+def stepped_down(c: Character, points: int, rules: Rules) -> int:
+    """R-6 option "step": ``points`` lowered one ladder step per wound felt, never below d4.
+
+    >>> kara = Character("Kara", Kind.PC, {}, wounds_survived=3, wounds=1)
+    >>> stepped_down(kara, 3, Rules(Rulings(wound_penalty_mode="step")))  # d8 -> d6
+    2
+    >>> stepped_down(kara, 3, Rules())  # the flat default leaves the die alone
+    3
+    """
+    if rules.rulings.wound_penalty_mode != WoundPenaltyMode.STEP:
+        return points
+    return max(MIN_POINTS, points - _pained_wounds(c, rules))
 
 
 def _wound_modifiers(c: Character, rules: Rules) -> tuple[Modifier, ...]:
@@ -116,13 +137,14 @@ def _race(c: Character, rules: Rules) -> Race:
     return race
 
 
-def _die_of(c: Character, stat: Stat) -> int:
+def die_of(c: Character, stat: Stat, rules: Rules) -> int:
+    """The die ``c`` rolls for ``stat``: its points, stepped down by pain shock (R-6 "step")."""
     points = c.stats.get(stat)
     if points is None or not MIN_POINTS <= points <= MAX_POINTS:
         raise RuleViolation(
             f"{c.name}'s {stat.value} has {points or 'no'} points; it needs 1 to 6 to roll."
         )
-    return die_for_points(points)
+    return die_for_points(stepped_down(c, points, rules))
 
 
 def _plan_trait(
@@ -142,7 +164,7 @@ def _plan_trait(
     return _Plan(
         c.name,
         " + ".join(Stat(stat).value for stat in stats),
-        tuple(_die_of(c, Stat(stat)) for stat in stats),
+        tuple(die_of(c, Stat(stat), rules) for stat in stats),
         named,
         named and wild,
         own + _wound_modifiers(c, rules) + tuple(modifiers),
@@ -202,7 +224,10 @@ def _execute(plan: _Plan, rulings: Rulings, dice: DiceSource) -> TraitRoll:
         if wild_value > values[chosen]:
             replaced = chosen
         wild_die = DieRoll(odds.WILD_SIDES, wild_value, kept=replaced >= 0, wild=True)
-        exceptional = _EXCEPTIONAL[rulings.exceptional_on](values, wild_value, chosen)
+        # R-2: a wild 1 is harmless and never lucky ("единица на 1д6 не страшна").
+        exceptional = wild_value != 1 and _EXCEPTIONAL[rulings.exceptional_on](
+            values, wild_value, chosen
+        )
     can_critical = plan.named or rulings.critical_for_unnamed
     critical = can_critical and _CRITICAL[rulings.critical_when](values)
     if exceptional and critical:

@@ -49,6 +49,20 @@ class PenaltyAppliesTo(str, Enum):
     ALL = "all"
 
 
+class WoundPenaltyMode(str, Enum):
+    """R-6: how pain shock lowers a wounded character's rolls."""
+
+    FLAT = "flat"  # wound_penalty off every roll per wound carried
+    STEP = "step"  # every stat one ladder step lower per wound (d8 -> d6, never below d4)
+
+
+class MagicPoints(str, Enum):
+    """R-60: where a mage's magic points come from."""
+
+    BUDGET = "budget"  # out of the background's budget, under the race cap, like a stat
+    FREE = "free"  # the GM assigns them outside the budget
+
+
 @dataclass(frozen=True)
 class Rulings:
     """Every choice RULES.md leaves open, with its default; a GM sets them in config.toml.
@@ -66,6 +80,7 @@ class Rulings:
     ties: Ties = Ties.DEFENDER  # R-5
     wound_penalty: int = 1  # R-6: subtracted from every roll per wound carried (0 turns it off)
     wound_penalty_applies_to: PenaltyAppliesTo = PenaltyAppliesTo.PCS  # R-6
+    wound_penalty_mode: WoundPenaltyMode = WoundPenaltyMode.FLAT  # R-6
     called_shot_limb: int = -2  # R-7: hit-roll modifier for an arm or a leg
     called_shot_head: int = -4  # R-7: hit-roll modifier for the head
     # The seed describes criticals in the named-characters paragraph only.
@@ -77,12 +92,15 @@ class Rulings:
     # (a 1 beside a wild 6 totals 6). True: a critical failure loses the contest or
     # fails the cast whatever its total; False: it is only narrated.
     critical_fails: bool = True
-    # Added, the same question the other way: True: an exceptional success wins (or
-    # casts) whatever its total, unless the other side's is exceptional too.
-    exceptional_succeeds: bool = True
-    # Added: the seed grants the automatic hit on an unaware target only in the ranged
-    # paragraph. True: an unaware target of a melee attack is hit automatically too.
-    melee_unaware_auto_hit: bool = True
+    # R-58: the seed only names the exceptional success (a cast succeeds "only" on the
+    # tier's top face). False: reported for the GM to narrate, never a win on its own;
+    # True: it wins (or casts) whatever its total, unless the other side's is exceptional too.
+    exceptional_succeeds: bool = False
+    # R-59: the seed grants the automatic hit on an unaware target only in the ranged
+    # paragraph. False: melee on the unaware is rolled as usual; True: hit automatically too.
+    melee_unaware_auto_hit: bool = False
+    # R-60: the seed does not say where magic points come from.
+    magic_points: MagicPoints = MagicPoints.BUDGET
 
     def __post_init__(self) -> None:
         for name, enum in _RULING_ENUMS.items():
@@ -138,6 +156,8 @@ _RULING_ENUMS: dict[str, type[Enum]] = {
     "critical_when": CriticalWhen,
     "ties": Ties,
     "wound_penalty_applies_to": PenaltyAppliesTo,
+    "wound_penalty_mode": WoundPenaltyMode,
+    "magic_points": MagicPoints,
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from referee.errors import UnknownName, UserError
 from referee.limits import DEFAULT_LIMITS
 
-from .rulings import Rules, _is_int, find_race
+from .rulings import MagicPoints, Rules, _is_int, find_race
 from .traits import (
     BACKGROUND_NAMES,
     BACKGROUND_WORDS,
@@ -56,13 +56,13 @@ def validate_character(c: Character, rules: Rules) -> list[str]:
         known = _join(sorted(rules.races), "or")
         add(f"The race '{c.race}' is not in the race table; choose {known}.")
     problems.extend(_stat_problems(c, race))
-    problems.extend(_budget_problems(c))
+    problems.extend(_budget_problems(c, rules))
+    problems.extend(_magic_cap_problems(c, race, rules))
     problems.extend(_weapon_problems(c))
     problems.extend(_magic_problems(c))
     if c.armour < 0:
         add(f"Armour is {c.armour}; it cannot be negative.")
-    if not 0 <= c.wounds_survived <= 3:
-        add(f"The character survives {c.wounds_survived} wounds; it must be 0 to 3.")
+    problems.extend(wound_track_problems(c))
     if c.wounds < 0:
         add(f"The character carries {c.wounds} wounds; it cannot be negative.")
     elif c.wounds > max(c.wounds_survived, 0) + 1:
@@ -71,6 +71,29 @@ def validate_character(c: Character, rules: Rules) -> list[str]:
             f"{c.wounds_survived} survived already kills."
         )
     return problems
+
+
+PC_WOUNDS_SURVIVED = 3  # seed: player characters survive 3 wounds; the 4th kills
+NPC_WOUNDS_SURVIVED = (0, 2, 3)  # seed: an ordinary NPC falls at once, a tough one survives 2 or 3
+
+
+def wound_track_problems(c: Character) -> list[str]:
+    """The seed's wound tracks: a PC survives 3; an NPC 0, or 2 or 3 when a GM makes it tough.
+
+    >>> wound_track_problems(Character("Orla", Kind.PC, {}, wounds_survived=0))
+    ['A player character always survives 3 wounds, not 0; only a GM sets tough (2 or 3) on an NPC.']
+    """
+    if c.kind == Kind.PC and c.wounds_survived != PC_WOUNDS_SURVIVED:
+        return [
+            f"A player character always survives {PC_WOUNDS_SURVIVED} wounds, not "
+            f"{c.wounds_survived}; only a GM sets tough (2 or 3) on an NPC."
+        ]
+    if c.kind != Kind.PC and c.wounds_survived not in NPC_WOUNDS_SURVIVED:
+        return [
+            f"An NPC survives 0 wounds (an ordinary NPC) or 2 or 3 (a tough one), "
+            f"not {c.wounds_survived}."
+        ]
+    return []
 
 
 def _stat_problems(c: Character, race: Race | None) -> list[str]:
@@ -94,23 +117,39 @@ def _stat_problems(c: Character, race: Race | None) -> list[str]:
     return problems
 
 
-def _budget_problems(c: Character) -> list[str]:
+def _budget_problems(c: Character, rules: Rules) -> list[str]:
     if any(stat not in c.stats for stat in Stat):
         return []
     budget = BUDGETS[c.background]
     spent = sum(c.stats[stat] for stat in Stat) - len(Stat) * MIN_POINTS
+    what = "The stats spend"
+    if rules.rulings.magic_points == MagicPoints.BUDGET and c.magic:
+        # R-60: every magic point comes out of the budget (a parameter has no free point).
+        spent += sum(parameter.points for parameter in c.magic)
+        what = "The stats and magic spend"
     who = BACKGROUND_NAMES[c.background]
     if spent > budget:
         return [
-            f"The stats spend {spent} points above 1 each; {who} has {budget}, "
-            f"so {spent - budget} are over."
+            f"{what} {spent} points above 1 each; {who} has {budget}, so {spent - budget} are over."
         ]
     if spent < budget:
         return [
-            f"The stats spend {spent} points above 1 each; {who} has {budget}, "
+            f"{what} {spent} points above 1 each; {who} has {budget}, "
             f"so {budget - spent} are unspent."
         ]
     return []
+
+
+def _magic_cap_problems(c: Character, race: Race | None, rules: Rules) -> list[str]:
+    """R-60 "budget": a magic parameter obeys the race cap like a stat."""
+    if race is None or rules.rulings.magic_points != MagicPoints.BUDGET:
+        return []
+    return [
+        f"{parameter.name} has {parameter.points} points; a {race.name} may have at most "
+        f"{race.cap}."
+        for parameter in c.magic
+        if parameter.points > race.cap
+    ]
 
 
 def _duplicates(names: Sequence[str]) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -23,6 +24,7 @@ from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb
 
 from . import handlers, odds, verbs
 from .application import SteppedSheet
+from .combat import AttackKind, plan_damage
 from .combat import _wins as wins
 from .magic import cast
 from .rolls import TraitRoll, execute_plan, plan_trait, roll_trait
@@ -391,6 +393,31 @@ def _odds_cases() -> list[OddsCase]:
 
     # A cast rolls the magic parameter's die (Force 3 points: d8) with the wild d6.
     cast_chance = odds.cast_chance(odds.RollSpec((8,), True, True), 6, rulings)
+    # The seed's example: a named d6 mage, a d4-tier technique on 4+, a d6-tier one on 6
+    # only (10/36: R-58's matched wild die and R-2's wild 1 make no success).
+    mira = replace(
+        kara,
+        name="Mira",
+        magic=(MagicParameter("Force", 2, (Technique("Push", 4), Technique("Lift", 6))),),
+    )
+
+    def seed_cast(technique: str, tier: int) -> OddsCase:
+        chance = odds.cast_chance(odds.RollSpec((6,), True, True), tier, rulings)
+        return OddsCase(
+            f"Mira casts a d{tier}-tier technique with a d6 magic die",
+            {True: chance, False: 1 - chance},
+            lambda dice: cast(mira, technique, rules, dice).success,
+        )
+
+    # The wound contest of an attack: the blaster's 2d6 (wild d6) against Endurance.
+    _, damage_plan = plan_damage(AttackKind.RANGED, kara, None, rules)
+    soak_plan = plan_trait(guard, (Stat.ENDURANCE,), rules)
+    wound = odds.contest_chance(damage_plan.spec(), soak_plan.spec(), rulings)
+
+    def wounds(dice: DiceSource) -> bool:
+        damage_roll = execute_plan(damage_plan, rulings, dice)
+        return wins(damage_roll, execute_plan(soak_plan, rulings, dice), rulings)
+
     ship = Vehicle("Kestrel", Craft.SHIP, Size.LIGHT, {Param.SENSORS: 8}, named=True)
     # A Sensors roll with the ordinal d10, planned and rolled as stat_roll does.
     craft_plan = plan_params(Crewed(ship), [Param.SENSORS], (), ordinal=True)
@@ -403,6 +430,13 @@ def _odds_cases() -> list[OddsCase]:
             "Kara casts a d6-tier technique with a d8 magic die",
             {True: cast_chance, False: 1 - cast_chance},
             lambda dice: cast(kara, "Push", rules, dice).success,
+        ),
+        seed_cast("Push", 4),
+        seed_cast("Lift", 6),
+        OddsCase(
+            "Kara's blaster against a Guard's Endurance: wound",
+            {True: wound, False: 1 - wound},
+            wounds,
         ),
         OddsCase(
             "a named light ship's Sensors d8 with the ordinal d10",

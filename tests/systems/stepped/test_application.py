@@ -30,7 +30,7 @@ from referee.testing.hostile import sheet_texts
 def test_hostile_values_are_refused_with_the_line_and_the_allowed_range(line, expected):
     """Huge numbers, look-alike digits and invisible names are problems, named by line."""
     with pytest.raises(UserError) as caught:
-        parse_sheet(f"race: human\n{line}")
+        parse_sheet(f"race: human\n{line}", owner_kind="npc")
     assert "Line 2: " + expected in caught.value.message
 
 
@@ -38,7 +38,8 @@ def test_ordinary_sheet_numbers_still_read():
     """Points, dice, armour, wounds survived and modifiers within range read as before."""
     record = parse_sheet(
         "strength: 2\nagility: d8\narmour: 1\ntough: 3\nweapon: knife, melee, -1\n"
-        "weapon: gun, ranged, 2d6+1\nmagic: Force 2\ntechnique: Mind Trick d6"
+        "weapon: gun, ranged, 2d6+1\nmagic: Force 2\ntechnique: Mind Trick d6",
+        owner_kind="npc",
     )
     expected = ({"strength": 2, "agility": 3}, 1, 3, -1, "2d6+1", 2)
     assert expected == (
@@ -63,3 +64,15 @@ def test_parse_sheet_returns_a_record_or_a_user_error(text):
     numbers += [weapon.get("modifier", 0) for weapon in record["weapons"]]
     numbers += [magic["points"] for magic in record["magic"]]
     assert all(type(n) is int and -99 <= n <= 99 for n in numbers)
+
+
+def test_a_players_sheet_may_not_set_its_wound_track_or_kind():
+    """A PC's sheet with tough 0 and kind npc is told both, with the rest of its problems."""
+    with pytest.raises(UserError) as caught:
+        parse_sheet("name: Orla Vex\ntough: 0\nkind: npc\nagility: d7")
+    message = caught.value.message
+    assert (True, True, True) == (
+        "Line 2: a player character always survives 3 wounds" in message,
+        "Line 3: a player's sheet is always a player character's" in message,
+        "Line 4: " in message,
+    )

@@ -90,14 +90,14 @@ def test_character_init_is_unchanged_and_mixed_init_goes_to_vehicles(open_campai
 
 
 def test_a_ship_wounds_a_heavy_vehicle_and_the_store_keeps_it(open_campaign) -> None:
-    """Kestrel hits the crawler's plain Speed and beats its Armour; the wound is stored."""
+    """Kestrel hits the crawler's plain Speed and beats its Armour; R-61: one wound destroys."""
     campaign = open_campaign(SHEETS)
     context = _context(campaign)
     # hit: accel 6|9=69 + sensors 6|9=69 vs speed 1; damage d10 10|9 = 109 vs d12 1 x 1 = 1
     resolution = _resolve(context, "shoot Kestrel -> Dune Crawler", [6, 6, 9, 9, 1, 10, 9, 1, 1])
     stored = campaign.store.table("vehicles").get("dune crawler")["sheet"]
     change = resolution.changes[0]
-    assert (True, 1, "intact", "damaged") == (
+    assert (True, 1, "intact", "destroyed") == (
         resolution.result.wounded,
         stored["wounds"],
         change.state_before,
@@ -158,3 +158,21 @@ def test_campaign_refuses_an_illegal_vehicle_sheet(open_campaign, tmp_path) -> N
     )
     with pytest.raises(ConfigError, match="so 2 are over"):
         open_campaign(SHEETS)
+
+
+def test_a_standing_in_pilots_race_and_pain_count(open_campaign) -> None:
+    """Kara (miraluka, 1 wound) stands in for Sensors: 5|2 = 52, +2 race, -1 wound = 53."""
+    sheets = [sheet("Kara Venn", race="miraluka", wounds=1), sheet("Trooper 1", kind="npc")]
+    resolution = _resolve(_context(open_campaign(sheets)), "stat Speeder 1 sensors", [5, 2, 3])
+    roll = resolution.result.roll
+    assert (53, [("Kara Venn's race", 2), ("Kara Venn's 1 wound", -1)]) == (
+        roll.total,
+        [(m.label, m.value) for m in roll.modifiers],
+    )
+
+
+def test_a_crafts_own_parameter_ignores_the_pilots_race_and_pain(open_campaign) -> None:
+    """Speeder 1's own Speed d10 rolls as it is, whoever pilots it: 7|3 = 73."""
+    sheets = [sheet("Kara Venn", race="miraluka", wounds=1), sheet("Trooper 1", kind="npc")]
+    resolution = _resolve(_context(open_campaign(sheets)), "stat Speeder 1 speed", [7, 3])
+    assert (73, ()) == (resolution.result.roll.total, resolution.result.roll.modifiers)

@@ -135,9 +135,18 @@ def test_beats_and_ties() -> None:
     )
 
 
-def test_standings_put_grades_before_totals() -> None:
-    """A named d4: a critical sits below every ordinary total, an exceptional above."""
+def test_standings_grade_only_criticals_by_default() -> None:
+    """R-58: a named d4's exceptional successes do not rise above ordinary totals."""
     d = standing_distribution(RollSpec((4,), True, True), Rulings())
+    assert (Fraction(1, 4), Fraction(0)) == (
+        sum(p for (grade, _), p in d.items() if grade == -1),
+        sum(p for (grade, _), p in d.items() if grade == 1),
+    )
+
+
+def test_standings_put_grades_before_totals() -> None:
+    """A named d4: a critical sits below every ordinary total, an exceptional above by option."""
+    d = standing_distribution(RollSpec((4,), True, True), Rulings(exceptional_succeeds=True))
     # critical: die 1 (any wild); exceptional: die == wild for 2..4
     assert (Fraction(1, 4), Fraction(3, 24)) == (
         sum(p for (grade, _), p in d.items() if grade == -1),

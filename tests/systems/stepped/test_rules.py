@@ -233,11 +233,26 @@ def test_a_one_on_the_trait_die_fails_critically_even_if_the_wild_die_is_used() 
 @pytest.mark.parametrize(
     ("critical_beats_exceptional", "expected"), [(True, (False, True)), (False, (True, False))]
 )
-def test_r4_double_ones(critical_beats_exceptional, expected) -> None:
-    """R-4: double 1s are a critical failure by default, an exceptional success by option."""
-    rules = Rules(Rulings(critical_beats_exceptional=critical_beats_exceptional))
-    roll = roll_trait(pc(), [Stat.AGILITY], rules, FixedDice([1, 1]))
+def test_r4_critical_and_exceptional_together(critical_beats_exceptional, expected) -> None:
+    """R-4: a roll both critical and exceptional fails by default, succeeds by option."""
+    rules = Rules(
+        Rulings(critical_when="any_die", critical_beats_exceptional=critical_beats_exceptional)
+    )
+    # Dice 1 and 4 (a 1: critical under any_die), the wild 4 matches the 4.
+    roll = roll_trait(pc(), [Stat.AGILITY, Stat.PERCEPTION], rules, FixedDice([1, 4, 4]))
     assert expected == (roll.exceptional, roll.critical)
+
+
+@pytest.mark.parametrize("critical_beats_exceptional", [True, False])
+def test_r2_a_wild_one_never_makes_an_exceptional_success(critical_beats_exceptional) -> None:
+    """R-2: double 1s are a critical failure only, whatever R-4 says; a wild 1 is never lucky."""
+    rules = Rules(Rulings(critical_beats_exceptional=critical_beats_exceptional))
+    single = roll_trait(pc(), [Stat.AGILITY], rules, FixedDice([1, 1]))
+    several = roll_trait(pc(), [Stat.AGILITY, Stat.PERCEPTION], rules, FixedDice([1, 4, 1]))
+    assert ((False, True), (False, False)) == (
+        (single.exceptional, single.critical),
+        (several.exceptional, several.critical),
+    )
 
 
 def test_unnamed_roller_has_no_wild_die() -> None:
@@ -795,13 +810,15 @@ def test_rulings_defaults_follow_rules_md() -> None:
         "ties": "defender",
         "wound_penalty": 1,
         "wound_penalty_applies_to": "pcs",
+        "wound_penalty_mode": "flat",
         "called_shot_limb": -2,
         "called_shot_head": -4,
         "critical_for_unnamed": False,
         "wild_die_on_damage": True,
         "critical_fails": True,
-        "exceptional_succeeds": True,
-        "melee_unaware_auto_hit": True,
+        "exceptional_succeeds": False,
+        "melee_unaware_auto_hit": False,
+        "magic_points": "budget",
     }
     assert expected == Rulings().to_mapping()
 

@@ -15,6 +15,7 @@ from referee.systems.stepped import (
     MagicParameter,
     Race,
     Rules,
+    Rulings,
     Stat,
     Technique,
     Weapon,
@@ -51,7 +52,12 @@ KARA_RECORD = {
     ],
 }
 
-RULES = Rules(races={"human": Race("human"), "wookiee": Race("wookiee", 4, {Stat.STRENGTH: 1})})
+# Magic points outside the budget (R-60 "free"): these tests are about the stats; the
+# budget ruling has its own tests in tests/test_resolve_applications.py.
+RULES = Rules(
+    Rulings(magic_points="free"),
+    races={"human": Race("human"), "wookiee": Race("wookiee", 4, {Stat.STRENGTH: 1})},
+)
 
 
 def kara(**changes: object) -> Character:
@@ -371,8 +377,17 @@ def test_magic_tiers_and_capacity(magic, expected: list[str]) -> None:
             ["Two weapons are called 'Gun'; give each its own name."],
         ),
         ({"armour": -1}, ["Armour is -1; it cannot be negative."]),
-        ({"wounds_survived": 4}, ["The character survives 4 wounds; it must be 0 to 3."]),
-        ({"wounds_survived": -1}, ["The character survives -1 wounds; it must be 0 to 3."]),
+        (
+            {"wounds_survived": 4},
+            [
+                "A player character always survives 3 wounds, not 4; only a GM sets "
+                "tough (2 or 3) on an NPC."
+            ],
+        ),
+        (
+            {"kind": Kind.NPC, "wounds_survived": 1},
+            ["An NPC survives 0 wounds (an ordinary NPC) or 2 or 3 (a tough one), not 1."],
+        ),
         ({"wounds": 5}, ["The character carries 5 wounds; one past the 3 survived already kills."]),
         ({"name": " "}, ["The character needs a name."]),
     ],

@@ -163,10 +163,19 @@ def attack(
     if isinstance(attacker, Crewed):
         mobility = MOBILITY[attacker.vehicle.craft]
         hit_plan = _plan_params(
-            attacker, [mobility, Param.SENSORS], hit_modifiers, ordinal(ScaleRoll.ATTACK)
+            attacker,
+            [mobility, Param.SENSORS],
+            hit_modifiers,
+            ordinal(ScaleRoll.ATTACK),
+            rules=rules,
         )
         damage_plan = _plan_params(
-            attacker, [Param.WEAPON], (), ordinal(ScaleRoll.DAMAGE), wild=rulings.wild_die_on_damage
+            attacker,
+            [Param.WEAPON],
+            (),
+            ordinal(ScaleRoll.DAMAGE),
+            wild=rulings.wild_die_on_damage,
+            rules=rules,
         )
         weapon_name = PARAM_NAMES[Param.WEAPON]
     else:
@@ -179,9 +188,11 @@ def attack(
         weapon_name = chosen.name
     if isinstance(target, Crewed):
         mobility = MOBILITY[target.vehicle.craft]
-        defence_plan = _plan_params(target, [mobility], (), ordinal(ScaleRoll.HIT_DEFENCE))
+        defence_plan = _plan_params(
+            target, [mobility], (), ordinal(ScaleRoll.HIT_DEFENCE), rules=rules
+        )
         armour_plan = _plan_params(
-            target, [Param.ARMOUR], armour_modifiers, ordinal(ScaleRoll.ARMOUR)
+            target, [Param.ARMOUR], armour_modifiers, ordinal(ScaleRoll.ARMOUR), rules=rules
         )
     else:
         defence_plan = _plan_stats(target, DEFENCE_STATS, rules, (), ordinal(ScaleRoll.HIT_DEFENCE))

@@ -14,8 +14,17 @@ from fractions import Fraction
 from referee.dice import DiceSource
 from referee.errors import RuleViolation, UnknownName
 
-from ..rolls import DieRoll, Modifier, RollPlan, execute_plan, plan_trait, refuse_if_down
-from ..rulings import Rulings, Ties
+from ..rolls import (
+    DieRoll,
+    Modifier,
+    RollPlan,
+    _wound_modifiers,
+    die_of,
+    execute_plan,
+    plan_trait,
+    refuse_if_down,
+)
+from ..rulings import Rules, Rulings, Ties, find_race
 from ..traits import Character, Stat, State, die_for_points, state_of
 from . import odds
 from .crafts import PARAM_NAMES, PARAMS, PILOT_STAND_IN, Combatant, Crewed, Param, Vehicle, _join
@@ -38,7 +47,7 @@ def wounds_survived(v: Vehicle, rules: VehicleRules) -> int:
     >>> tank = Vehicle("Tank", Craft.VEHICLE, Size.HEAVY, {})
     >>> wounds_survived(tank, example_rules()), wounds_survived(replace(tank, wounds_survived=3),
     ...                                                      example_rules())
-    (2, 3)
+    (0, 3)
     """
     if v.wounds_survived is not None:
         return v.wounds_survived
@@ -64,7 +73,9 @@ def damage(v: Vehicle, count: int, rules: VehicleRules) -> Vehicle:
 
     >>> from referee.systems.stepped.vehicles import Craft, Size, example_rules
     >>> walker = Vehicle("Walker", Craft.VEHICLE, Size.HEAVY, {})
-    >>> damage(walker, 5, example_rules()).wounds
+    >>> damage(walker, 5, example_rules()).wounds  # R-61: the first wound destroys it
+    1
+    >>> damage(replace(walker, wounds_survived=2), 5, example_rules()).wounds
     3
     """
     if count < 0:
@@ -174,11 +185,15 @@ def _wins(attack: ScaledRoll, defence: ScaledRoll, rulings: Rulings) -> bool:
     return a > d or (a == d and rulings.ties == Ties.ATTACKER)
 
 
-def _param_die(c: Crewed, param: Param) -> tuple[int, str]:
-    """The die a parameter rolls and how a verdict names it; the pilot's stat at 0 (R-9)."""
+def _param_die(c: Crewed, param: Param, rules: Rules | None) -> tuple[int, str, int]:
+    """The die a parameter rolls, how a verdict names it, and the pilot's race modifier.
+
+    At 0 the pilot's stat stands in (R-9), with his race modifier and, under R-6's
+    "step" mode, his pain shock (the flat penalty is added once per roll by the caller).
+    """
     sides = c.vehicle.dice.get(param, 0)
     if sides:
-        return sides, param.value
+        return sides, param.value, 0
     stat = PILOT_STAND_IN[param]
     pilot = c.pilot
     if pilot is None:
@@ -195,7 +210,12 @@ def _param_die(c: Crewed, param: Param) -> tuple[int, str]:
     points = pilot.stats.get(stat)
     if points is None or not 1 <= points <= 6:
         raise RuleViolation(f"{pilot.name}'s {stat.value} has no points to stand in with.")
-    return die_for_points(points), f"{param.value} ({pilot.name}'s {stat.value})"
+    words = f"{param.value} ({pilot.name}'s {stat.value})"
+    if rules is None:
+        return die_for_points(points), words, 0
+    race = find_race(pilot.race, rules)
+    bonus = race.modifiers.get(stat, 0) if race is not None else 0
+    return die_of(pilot, stat, rules), words, bonus
 
 
 def _plan_params(
@@ -205,19 +225,34 @@ def _plan_params(
     ordinal: bool,
     *,
     wild: bool = True,
+    rules: Rules | None = None,
 ) -> _ScaledPlan:
-    dice = [_param_die(c, param) for param in params]
+    """A craft's roll of ``params``; with ``rules``, a standing-in pilot's race and pain count."""
+    dice = [_param_die(c, param, rules) for param in params]
     label = " + ".join(param.value for param in params)
     named = c.vehicle.named
+    pilot_modifiers: tuple[Modifier, ...] = ()
+    if (
+        rules is not None
+        and c.pilot is not None
+        and any(w != p.value for p, (_, w, _) in zip(params, dice, strict=True))
+    ):
+        race_bonus = sum(bonus for _, _, bonus in dice)
+        race = (Modifier(f"{c.pilot.name}'s race", race_bonus),) if race_bonus else ()
+        pain = tuple(
+            Modifier(f"{c.pilot.name}'s {m.label}", m.value)
+            for m in _wound_modifiers(c.pilot, rules)
+        )
+        pilot_modifiers = race + pain
     plan = RollPlan(
         c.name,
         label,
-        tuple(s for s, _ in dice),
+        tuple(s for s, _, _ in dice),
         named,
         named and wild,
-        tuple(m for m in modifiers if m.value),
+        pilot_modifiers + tuple(m for m in modifiers if m.value),
     )
-    return _ScaledPlan(plan, tuple(words for _, words in dice), ordinal)
+    return _ScaledPlan(plan, tuple(words for _, words, _ in dice), ordinal)
 
 
 def _plan_stats(
@@ -297,7 +332,7 @@ def stat_roll(
     ordinal = stat_ordinal(kind, param, other, rules.scale)
     situational = (Modifier("situational", modifier),)
     wild = param != Param.WEAPON or rules.rulings.wild_die_on_damage
-    plan = _plan_params(c, [param], situational, ordinal, wild=wild)
+    plan = _plan_params(c, [param], situational, ordinal, wild=wild, rules=rules)
     roll = _roll(plan, rules.rulings, dice)
     chance = odds.chance_at_least(plan.spec(), rules.rulings, roll.total)
     return StatResult(c.name, param, against.name if against is not None else None, roll, chance)
@@ -319,7 +354,7 @@ def _sensors_plan(c: Combatant, kinds: Sequence[ScaleKind], rules: VehicleRules)
     ordinal = all(rules.scale.ordinal(own, k, ScaleRoll.SENSORS) for k in others)
     if isinstance(c, Character):
         return _plan_stats(c, [Stat.PERCEPTION], rules, (), ordinal)
-    return _plan_params(c, [Param.SENSORS], (), ordinal)
+    return _plan_params(c, [Param.SENSORS], (), ordinal, rules=rules)
 
 
 def initiative(

@@ -134,8 +134,16 @@ def _member(enum: type[Any], word: object) -> Any:
         return None
 
 
-# ruling: wounds a craft survives by class (overridden by data/scale.toml [rulings]).
-DEFAULT_WOUNDS_SURVIVED: dict[Size, int] = {Size.LIGHT: 0, Size.MEDIUM: 1, Size.HEAVY: 2}
+# R-61: the wounds a craft survives by class (data/scale.toml [rulings] craft_wounds).
+# The seed's combat rules are "the same", so a craft dies at its first wound like an
+# ordinary NPC; the GM may give one craft 1-3 on its sheet (wounds_survived).
+DEFAULT_WOUNDS_SURVIVED: dict[Size, int] = {Size.LIGHT: 0, Size.MEDIUM: 0, Size.HEAVY: 0}
+
+# craft_wounds is R-61's name; wounds_survived is what older scale.toml files wrote.
+_CRAFT_WOUNDS_KEYS = ("craft_wounds", "wounds_survived")
+_CRAFT_WOUNDS_HELP = (
+    "craft_wounds = 0 (every class) or craft_wounds = { light = 0, medium = 0, heavy = 0 }"
+)
 
 
 def _read_scale_rulings(row: object, wounds: dict[Size, int]) -> list[str]:
@@ -143,19 +151,19 @@ def _read_scale_rulings(row: object, wounds: dict[Size, int]) -> list[str]:
         return ["[rulings] must be a table."]
     problems = []
     for key, value in row.items():
-        if key != "wounds_survived" or not isinstance(value, Mapping):
-            problems.append(
-                f"[rulings] {key}: the only ruling here is "
-                "wounds_survived = { light = 0, medium = 1, heavy = 2 }."
-            )
+        if key not in _CRAFT_WOUNDS_KEYS:
+            problems.append(f"[rulings] {key}: the only ruling here is {_CRAFT_WOUNDS_HELP}.")
             continue
-        for word, count in value.items():
+        by_class = dict.fromkeys(Size, value) if not isinstance(value, Mapping) else value
+        for word, count in by_class.items():
             size = _member(Size, word)
             if size is None or not (is_whole_number(count) and 0 <= count <= 3):
+                where = f"{key}.{word}" if isinstance(value, Mapping) else key
                 problems.append(
-                    f"[rulings] wounds_survived.{word} = {count!r}; name light, "
-                    "medium or heavy and give 0 to 3 wounds."
+                    f"[rulings] {where} = {count!r}; give 0 to 3 wounds, as {_CRAFT_WOUNDS_HELP}."
                 )
+                if not isinstance(value, Mapping):
+                    break
             else:
                 wounds[size] = count
     return problems

@@ -315,7 +315,7 @@ def test_a_campaign_overrides_single_cells() -> None:
         "rulings": {"wounds_survived": {"heavy": 3}},
     }
     scale, wounds = read_scale(override, SCALE, base_wounds=WOUNDS)
-    assert (False, True, 3, 1) == (
+    assert (False, True, 3, 0) == (
         scale.ordinal(S, H, AR),
         scale.ordinal(S, H, A),
         wounds[Size.HEAVY],
@@ -448,22 +448,35 @@ def replace_name(vehicle: Vehicle, name: str) -> Vehicle:
     return replace(vehicle, name=name)
 
 
-def test_wound_capacity_by_class() -> None:
-    """Ruling: a light craft falls at its first wound, a medium at its 2nd, a heavy at its 3rd."""
+def test_every_craft_falls_at_its_first_wound_unless_its_sheet_says() -> None:
+    """R-61: a craft of any class is destroyed by one wound; a sheet's 2 survives two."""
     from referee.systems.stepped.vehicles import damage
 
     states = [
-        vehicle_state(damage(Vehicle("V", Craft.VEHICLE, size, {}), wounds, RULES), RULES)
-        for size, wounds in (
-            (Size.LIGHT, 1),
-            (Size.MEDIUM, 1),
-            (Size.MEDIUM, 2),
-            (Size.HEAVY, 2),
-            (Size.HEAVY, 3),
+        vehicle_state(damage(Vehicle("V", Craft.VEHICLE, size, {}, **sheet), wounds, RULES), RULES)
+        for size, wounds, sheet in (
+            (Size.LIGHT, 1, {}),
+            (Size.MEDIUM, 1, {}),
+            (Size.HEAVY, 1, {}),
+            (Size.HEAVY, 2, {"wounds_survived": 2}),
+            (Size.HEAVY, 3, {"wounds_survived": 2}),
         )
     ]
     destroyed, damaged = VehicleState.DESTROYED, VehicleState.DAMAGED
-    assert [destroyed, damaged, destroyed, damaged, destroyed] == states
+    assert [destroyed, destroyed, destroyed, damaged, destroyed] == states
+
+
+def test_craft_wounds_reads_a_number_or_a_table_and_refuses_junk() -> None:
+    """R-61: craft_wounds = 2 sets every class; a table sets some; 5 is refused with help."""
+    _, every = read_scale({"rulings": {"craft_wounds": 2}}, SCALE, base_wounds=WOUNDS)
+    _, some = read_scale({"rulings": {"craft_wounds": {"heavy": 1}}}, SCALE, base_wounds=WOUNDS)
+    with pytest.raises(ConfigError) as caught:
+        read_scale({"rulings": {"craft_wounds": 5}}, SCALE, base_wounds=WOUNDS)
+    assert (
+        {Size.LIGHT: 2, Size.MEDIUM: 2, Size.HEAVY: 2},
+        {Size.LIGHT: 0, Size.MEDIUM: 0, Size.HEAVY: 1},
+        True,
+    ) == (every, some, "craft_wounds = 5; give 0 to 3 wounds" in caught.value.message)
 
 
 @pytest.mark.parametrize(

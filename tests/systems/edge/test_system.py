@@ -320,3 +320,16 @@ def test_a_post_renders_both_readings_odds_and_the_gm_move(tmp_path: Path) -> No
     assert (8, 8) == (text.count("Odds without the advantage: miss"), outcome.new_rolls)
     assert text.count("miss** (6-). **The GM makes a move.**") == text.count(", miss**")
     assert 0 < text.count(", miss**")  # -3 misses 26 times in 36: 8 moves all but surely miss once
+
+
+def test_a_long_post_s_compact_verdicts_keep_the_band_and_its_chance(tmp_path: Path) -> None:
+    """Forty moves do not fit a comment in full: each compact verdict still has band and odds."""
+    sheets = [{"name": "Kara", "owner": PLAYER, "stats": {"cool": 1}}]
+    campaign = make_campaign(tmp_path, sheets, system="edge")
+    tags = " ".join(f'[[move Kara cool edge=never "act under fire {n}"]]' for n in range(40))
+    outcome = Referee(campaign).referee(Post("t1_x", "t3_a", PLAYER, tags, 1.0))
+    chances = ("(6-: 27.8%)", "(7-9: 44.4%)", "(10+: 27.8%)")
+    assert (40, 40) == (
+        outcome.text.count("^(roll"),
+        sum(outcome.text.count(chance) for chance in chances),
+    )

@@ -359,8 +359,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     block = sheet_block(text)
     with Campaign.open(args.campaign) as campaign:
         sheet = campaign.system.sheet
-        record = sheet.parse(block if block is not None else text, DEFAULT_LIMITS)
-        record["kind"] = "pc" if args.owner else "npc"
+        kind = "pc" if args.owner else "npc"  # without an owner the GM imports an NPC
+        record = sheet.parse(block if block is not None else text, DEFAULT_LIMITS, kind=kind)
+        record["kind"] = kind
         character = sheet.from_record(record)
         problems = sheet.validate(character, campaign.rules)
         if problems and not args.force:

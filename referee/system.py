@@ -137,11 +137,12 @@ class SheetFormat(Protocol):
 
     form: str  # what a player reads when the sheet is missing or wrong: the lines to write
 
-    def parse(self, text: str, limits: Any) -> dict[str, Any]:
+    def parse(self, text: str, limits: Any, kind: str = "pc") -> dict[str, Any]:
         """The sheet text of an application -> a record; raise UserError listing every problem.
 
-        A record's ``kind`` is ``"pc"`` (a player's) or ``"npc"`` (a GM's); the core sets it
-        for a sheet a GM imports.
+        ``kind`` says whose sheet it is: ``"pc"`` for a player's application, ``"npc"`` for a
+        sheet a GM imports. A system may let a GM's sheet set what a player's may not (a
+        tough NPC's wound track, say); the record's ``kind`` is the one given.
         """
         ...
 

@@ -330,3 +330,29 @@ def test_roll_from_the_shell_turns_hostile_tags_into_problems(demo, capsys, tag)
     an invisible name, never a traceback."""
     code = main(["roll", tag])
     assert (1, True) == (code, "not resolved" in capsys.readouterr().out)
+
+
+NPC_SHEET = """name: Brute
+kind: npc
+tough: 2
+strength: 3
+agility: 2
+endurance: 3
+perception: 2
+weapon: club, melee, +1
+"""
+
+
+def test_import_without_an_owner_takes_a_gm_npc_sheet_with_its_wound_track(demo, capsys):
+    """A GM's NPC sheet may say kind and tough; a player's sheet with the same lines may not."""
+    (demo / "brute.txt").write_text(NPC_SHEET)
+    assert 2 == main(["import", "brute.txt", "--owner", "a_player", "--force"])
+    refusal = capsys.readouterr()
+    assert 0 == main(["import", "brute.txt", "--force"])
+    main(["characters"])
+    out = capsys.readouterr().out
+    assert ("only a GM sets" in refusal.out + refusal.err, "Brute" in out, "0/2" in out) == (
+        True,
+        True,
+        True,
+    )

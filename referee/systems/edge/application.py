@@ -95,12 +95,12 @@ class EdgeSheet:
 
     form = SHEET_FORM
 
-    def parse(self, text: str, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
-        """A sheet's text as a record; UserError naming every line it cannot read."""
+    def parse(self, text: str, limits: Limits = DEFAULT_LIMITS, kind: str = "pc") -> dict[str, Any]:
+        """A sheet's text as a record of ``kind``; UserError naming every line it cannot read."""
         lines = text.splitlines()
         if len(lines) > MAX_SHEET_LINES:
             raise UserError(f"A sheet has at most {MAX_SHEET_LINES} lines. {SHEET_FORM}")
-        record: dict[str, Any] = {"kind": "pc", "stats": {}}
+        record: dict[str, Any] = {"kind": kind, "stats": {}}
         problems: list[str] = []
         for number, line in enumerate(lines, start=1):
             line = line.split("#", 1)[0]

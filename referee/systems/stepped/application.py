@@ -290,10 +290,10 @@ class SteppedSheet:
 
     form = SHEET_FORM
 
-    def parse(self, text: str, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
-        """An application's sheet text -> a record (a player's sheet is a PC's)."""
-        record = parse_sheet(text, limits=limits)
-        record.setdefault("kind", "pc")
+    def parse(self, text: str, limits: Limits = DEFAULT_LIMITS, kind: str = "pc") -> dict[str, Any]:
+        """A sheet's text -> a record; a player's (``kind="pc"``) may not set tough or kind."""
+        record = parse_sheet(text, owner_kind=kind, limits=limits)
+        record.setdefault("kind", kind)
         return record
 
     def from_record(self, record: Mapping[str, Any]) -> Character:

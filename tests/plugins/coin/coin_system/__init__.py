@@ -82,8 +82,8 @@ class CoinSheet:
 
     form = "Write `name: <name>` and `luck: 0` to `3`, one per line."
 
-    def parse(self, text: str, limits: Any) -> dict[str, Any]:
-        record: dict[str, Any] = {"kind": "pc"}
+    def parse(self, text: str, limits: Any, kind: str = "pc") -> dict[str, Any]:
+        record: dict[str, Any] = {"kind": kind}
         problems = []
         for number, line in enumerate(text.splitlines(), start=1):
             key, colon, value = line.partition(":")

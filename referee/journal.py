@@ -157,7 +157,7 @@ class Journal:
     def cut(self, offset: int, why: str) -> None:
         """Cut the file at ``offset``, keeping the cut bytes in a ``.torn`` file beside it."""
         cut_bytes = os.pread(self._fd, self.size - offset, offset)
-        keep = self.path.with_name(f"{self.path.name}.torn-{int(time.time())}")
+        keep = _unused(self.path.with_name(f"{self.path.name}.torn-{int(time.time())}"))
         keep.write_bytes(cut_bytes)
         os.ftruncate(self._fd, offset)
         os.fsync(self._fd)
@@ -233,6 +233,15 @@ def committed(journal: Journal, start: Position, *, cut: bool = True) -> Iterato
             "your latest backup."
         )
     journal.cut(good_end, trouble or "the last batch was never committed (a crash mid-write)")
+
+
+def _unused(path: Path) -> Path:
+    """``path``, or ``path-2``, ``path-3``...: never a file kept by an earlier cut."""
+    candidate, number = path, 1
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.name}-{number}")
+    return candidate
 
 
 def _commit_after(journal: Journal, start: int) -> bool:

@@ -53,6 +53,17 @@ def test_a_torn_last_line_is_dropped_with_a_warning_and_kept_aside(path, caplog)
     assert "event=journal_tail_dropped" in caplog.text
 
 
+def test_two_cuts_in_the_same_second_keep_both_torn_tails(path):
+    """A second crash within the second never overwrites the tail the first one kept."""
+    journal = _three_batches(path)
+    for tail in (b'{"roll_id":"r3","pr', b'{"roll_id":"r4","pr'):
+        with journal.open("ab") as handle:
+            handle.write(tail)
+        Store(path).close()
+    kept = sorted(p.read_bytes() for p in journal.parent.glob(journal.name + ".torn-*"))
+    assert [b'{"roll_id":"r3","pr', b'{"roll_id":"r4","pr'] == kept
+
+
 def test_whole_lines_without_their_commit_are_dropped_as_one_batch(path, caplog):
     """A batch cut before its commit line lands not at all, not in part."""
     journal = _three_batches(path)

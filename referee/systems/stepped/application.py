@@ -17,6 +17,7 @@ and the tag finder never reads tags inside it::
     magic: Force 2
     technique: Telekinesis d4
     technique: Mind Trick d6
+    trait: Keen eyes, perception +1  # a personal trait: name, then stat ±N (GM approves)
     ```
 
 :func:`parse_sheet` turns it into the sheet record the rules read; every line it
@@ -36,10 +37,11 @@ from referee.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
 
 from .rulings import Rules
 from .sheet import character_from_record, character_to_record, validate_character
-from .traits import LADDER, Character, Kind
+from .traits import LADDER, MAX_TRAIT_MODIFIER, Character, Kind, parse_stat
 
 _LINE = re.compile(r"^\s*([A-Za-z][A-Za-z _-]*?)\s*[:=]\s*(.*?)\s*$")
 _DIE = re.compile(r"^d([0-9]+)$", re.I)
+_TRAIT_MODIFIER = re.compile(r"^([A-Za-z]+)\s*([+-]?\s*[0-9]+)$")
 _DAMAGE = re.compile(r"([0-9]+)d([0-9]+)(?:([+-][0-9]+))?")
 _NAMES = {"name", "race", "kind"}  # free text that must show something
 
@@ -47,12 +49,22 @@ SHEET_FORM = (
     "Put the sheet in a code block (``` lines above and below) with one `key: value` per "
     "line: name, race, background, strength, agility, endurance, perception, armour, "
     "weapon (name, ranged, 2d6 / name, melee, +1, subdue), magic (name points) and "
-    "technique (name d4)."
+    "technique (name d4) and trait (name, perception +1)."
 )
 _SCALARS = {"name", "race", "background", "armour", "armor", "named", "kind"}
 _STATS = {"strength", "agility", "endurance", "perception", "str", "agi", "end", "per"}
 _FULL_STAT = {"str": "strength", "agi": "agility", "end": "endurance", "per": "perception"}
-_KEYS = {*_STATS, *_SCALARS, "tough", "survives", "wounds_survived", "weapon", "magic", "technique"}
+_KEYS = {
+    *_STATS,
+    *_SCALARS,
+    "tough",
+    "survives",
+    "wounds_survived",
+    "weapon",
+    "magic",
+    "technique",
+    "trait",
+}
 MAX_SHEET_LINES = 80
 
 
@@ -113,6 +125,34 @@ def _weapon(value: str, line: int, problems: list[str], limits: Limits) -> dict[
     return weapon
 
 
+def _trait(value: str, line: int, problems: list[str]) -> dict[str, Any] | None:
+    """``Keen eyes, perception +1, agility -1`` as a trait record; problems for what is wrong."""
+    form = "write a trait as `trait: Keen eyes, perception +1` (a name, then stat ±N)"
+    name, *changes = [part.strip() for part in value.split(",")]
+    if not name or not changes:
+        problems.append(f"Line {line}: {form}.")
+        return None
+    if (problem := _name_problem(name, line, "trait's name")) is not None:
+        problems.append(problem)
+    modifiers: dict[str, int] = {}
+    for change in changes:
+        found = _TRAIT_MODIFIER.match(change)
+        if found is None:
+            problems.append(f"Line {line}: '{change[:40]}' is not a stat and a number; {form}.")
+            continue
+        try:
+            stat = parse_stat(found.group(1)).value
+            if stat in modifiers:
+                raise UserError(f"the trait changes {stat} twice; give it once.")
+            number = found.group(2).replace(" ", "")
+            modifiers[stat] = read_int(
+                number, f"The trait's {stat} modifier", -MAX_TRAIT_MODIFIER, MAX_TRAIT_MODIFIER
+            )
+        except UserError as error:
+            problems.append(f"Line {line}: {error.message}")
+    return {"name": name, "modifiers": modifiers}
+
+
 def parse_sheet(
     text: str, *, owner_kind: str = "pc", limits: Limits = DEFAULT_LIMITS
 ) -> dict[str, Any]:
@@ -123,7 +163,13 @@ def parse_sheet(
     ({'agility': 3}, [{'name': 'knife', 'kind': 'melee', 'modifier': 1}])
     """
     problems: list[str] = []
-    record: dict[str, Any] = {"kind": owner_kind, "stats": {}, "weapons": [], "magic": []}
+    record: dict[str, Any] = {
+        "kind": owner_kind,
+        "stats": {},
+        "weapons": [],
+        "magic": [],
+        "traits": [],
+    }
     lines = text.splitlines()
     if len(lines) > MAX_SHEET_LINES:
         raise UserError(
@@ -182,6 +228,10 @@ def _read_line(
         weapon = _weapon(value, number, problems, limits)
         if weapon:
             record["weapons"].append(weapon)
+    elif key == "trait":
+        trait = _trait(value, number, problems)
+        if trait:
+            record["traits"].append(trait)
     elif key == "magic":
         name, _, points = value.rpartition(" ")
         if not name or not re.fullmatch(r"[0-9]+", points):

@@ -137,6 +137,14 @@ def _race(c: Character, rules: Rules) -> Race:
     return race
 
 
+def _trait_modifiers(c: Character, stats: Sequence[Stat]) -> tuple[Modifier, ...]:
+    """Each personal trait touching ``stats``, labelled with its name: ("Keen eyes", +1)."""
+    bonuses = (
+        (trait.name, sum(trait.modifiers.get(stat, 0) for stat in stats)) for trait in c.traits
+    )
+    return tuple(Modifier(name, bonus) for name, bonus in bonuses if bonus)
+
+
 def die_of(c: Character, stat: Stat, rules: Rules) -> int:
     """The die ``c`` rolls for ``stat``: its points, stepped down by pain shock (R-6 "step")."""
     points = c.stats.get(stat)
@@ -160,6 +168,7 @@ def _plan_trait(
     race = _race(c, rules)
     race_bonus = sum(race.modifiers.get(stat, 0) for stat in stats)
     own = (Modifier("race", race_bonus),) if race_bonus else ()
+    own += _trait_modifiers(c, stats)
     named = is_named(c)
     return _Plan(
         c.name,
@@ -253,7 +262,7 @@ def roll_trait(
     dice: DiceSource,
     modifiers: Sequence[Modifier] = (),
 ) -> TraitRoll:
-    """Roll one die per stat, with race modifiers, pain shock (R-6) and the wild d6 if named.
+    """Roll one die per stat with race and trait modifiers, pain shock (R-6), a wild d6 if named.
 
     >>> from referee.dice import FixedDice
     >>> guard = Character("Guard", Kind.NPC, dict.fromkeys(Stat, 2))
@@ -328,7 +337,7 @@ RollPlan = _Plan  # a roll before the dice fall: roller, label, die sides, named
 def plan_trait(
     c: Character, stats: Sequence[Stat], rules: Rules, modifiers: Sequence[Modifier] = ()
 ) -> RollPlan:
-    """The plan of a stat roll of ``c``: race modifiers, pain shock and the wild d6 if named.
+    """The plan of a stat roll of ``c``: race and trait modifiers, pain shock, the wild d6.
 
     >>> guard = Character("Guard", Kind.NPC, dict.fromkeys(Stat, 2))
     >>> plan_trait(guard, [Stat.AGILITY], Rules()).sides

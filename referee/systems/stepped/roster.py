@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .sheet import character_from_record
-from .traits import Background, Kind, Stat, die_for_points, state_of
+from .traits import Background, Kind, PersonalTrait, Stat, die_for_points, state_of
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class CharacterRow:
     wounds_survived: int
     state: str  # State's value: "fit", "wounded", ...
     weapons: tuple[str, ...]
+    traits: tuple[str, ...] = ()  # personal traits as "Keen eyes (per +1)", shown after the race
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,12 @@ _VEHICLE_FACTS = frozenset(
 )
 
 
+def _trait_words(trait: PersonalTrait) -> str:
+    """A personal trait in a roster cell: "Keen eyes (per +1)"."""
+    changes = ", ".join(f"{stat.value[:3]} {n:+d}" for stat, n in trait.modifiers.items())
+    return f"{trait.name} ({changes})"
+
+
 def _character(record: Mapping[str, Any]) -> CharacterRow:
     character = character_from_record(record["sheet"])
     return CharacterRow(
@@ -77,6 +84,7 @@ def _character(record: Mapping[str, Any]) -> CharacterRow:
         wounds_survived=character.wounds_survived,
         state=state_of(character).value,
         weapons=tuple(weapon.name for weapon in character.weapons),
+        traits=tuple(_trait_words(trait) for trait in character.traits),
     )
 
 

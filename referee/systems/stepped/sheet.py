@@ -18,12 +18,14 @@ from .traits import (
     DEFAULT_WOUNDS_SURVIVED,
     LADDER,
     MAX_POINTS,
+    MAX_TRAIT_MODIFIER,
     MIN_POINTS,
     TIER_CAPACITY,
     Background,
     Character,
     Kind,
     MagicParameter,
+    PersonalTrait,
     Race,
     Stat,
     Technique,
@@ -60,6 +62,7 @@ def validate_character(c: Character, rules: Rules) -> list[str]:
     problems.extend(_magic_cap_problems(c, race, rules))
     problems.extend(_weapon_problems(c))
     problems.extend(_magic_problems(c))
+    problems.extend(_trait_problems(c))
     if c.armour < 0:
         add(f"Armour is {c.armour}; it cannot be negative.")
     problems.extend(wound_track_problems(c))
@@ -235,6 +238,26 @@ def _magic_problems(c: Character) -> list[str]:
     return problems
 
 
+def _trait_problems(c: Character) -> list[str]:
+    """A personal trait needs a name and modifiers of at most ±MAX_TRAIT_MODIFIER per stat."""
+    problems: list[str] = []
+    for trait in c.traits:
+        name = trait.name.strip() or "a personal trait"
+        if not trait.name.strip():
+            problems.append("A personal trait needs a name.")
+        if not trait.modifiers:
+            problems.append(f"The trait {name} changes no stat; give it one, like `perception +1`.")
+        for stat, value in trait.modifiers.items():
+            if abs(value) > MAX_TRAIT_MODIFIER:
+                problems.append(
+                    f"The trait {name} gives {stat.value} {value:+d}; a personal trait gives "
+                    f"at most ±{MAX_TRAIT_MODIFIER} to a stat."
+                )
+    for name in _duplicates([t.name for t in c.traits]):
+        problems.append(f"Two personal traits are called '{name}'; give each its own name.")
+    return problems
+
+
 _SHEET_KEYS = (
     "name",
     "kind",
@@ -248,6 +271,7 @@ _SHEET_KEYS = (
     "stats",
     "weapons",
     "magic",
+    "traits",
 )
 
 
@@ -258,6 +282,9 @@ _MAGIC_KEYS = ("name", "points", "techniques")
 
 
 _TECHNIQUE_KEYS = ("name", "tier")
+
+
+_TRAIT_KEYS = ("name", "modifiers")
 
 
 _DAMAGE = re.compile(r"^\s*(\d{1,9})\s*[dD]\s*(\d{1,9})\s*(?:([+-])\s*(\d{1,9}))?\s*$")
@@ -369,11 +396,11 @@ class _Reader:
         return good
 
 
-def _read_stats(reader: _Reader, raw: object) -> dict[Stat, int]:
+def _read_stats(reader: _Reader, raw: object, where: str = "stats") -> dict[Stat, int]:
     stats: dict[Stat, int] = {}
     if not isinstance(raw, Mapping):
         reader.problems.append(
-            "stats is missing; give strength, agility, endurance and perception."
+            f"{where} is missing; give strength, agility, endurance and perception."
         )
         return stats
     mentioned: set[Stat] = set()
@@ -384,10 +411,10 @@ def _read_stats(reader: _Reader, raw: object) -> dict[Stat, int]:
             reader.problems.append(error.message)
             continue
         if stat in mentioned:
-            reader.problems.append(f"stats name {stat.value} twice.")
+            reader.problems.append(f"{where} name {stat.value} twice.")
         elif not _is_int(value) or abs(value) > _BOUND:
             reader.problems.append(
-                f"stats.{stat.value} must be {_whole(value)}, not {_shown(value)}."
+                f"{where}.{stat.value} must be {_whole(value)}, not {_shown(value)}."
             )
         else:
             stats[stat] = value
@@ -444,6 +471,14 @@ def _read_magic(reader: _Reader, record: Mapping[str, Any], index: int) -> Magic
     return MagicParameter(name, points, tuple(techniques))
 
 
+def _read_trait(reader: _Reader, record: Mapping[str, Any], index: int) -> PersonalTrait:
+    where = f"trait {index}: "
+    reader.unknown(record, _TRAIT_KEYS, where)
+    name = reader.text(record, "name", where, None)
+    label = f"trait '{name}' modifiers" if name else f"trait {index} modifiers"
+    return PersonalTrait(name, _read_stats(reader, record.get("modifiers"), label))
+
+
 def character_from_record(record: Mapping[str, Any]) -> Character:
     """A character from a sheet record (parsed TOML or JSON); UserError listing every problem.
 
@@ -484,6 +519,10 @@ def character_from_record(record: Mapping[str, Any]) -> Character:
         _read_magic(reader, raw, index)
         for index, raw in enumerate(reader.items(record, "magic", ""), start=1)
     )
+    traits = tuple(
+        _read_trait(reader, raw, index)
+        for index, raw in enumerate(reader.items(record, "traits", ""), start=1)
+    )
     if reader.problems:
         count = "1 problem" if len(reader.problems) == 1 else f"{len(reader.problems)} problems"
         raise UserError(
@@ -503,6 +542,7 @@ def character_from_record(record: Mapping[str, Any]) -> Character:
         armour=armour,
         weapons=weapons,
         magic=magic,
+        traits=traits,
     )
 
 
@@ -525,7 +565,7 @@ def character_to_record(c: Character) -> dict[str, Any]:
     >>> character_from_record(character_to_record(guard)) == guard
     True
     """
-    return {
+    record: dict[str, Any] = {
         "name": c.name,
         "kind": Kind(c.kind).value,
         "race": c.race,
@@ -548,6 +588,12 @@ def character_to_record(c: Character) -> dict[str, Any]:
             for parameter in c.magic
         ],
     }
+    if c.traits:  # left out when there are none, so sheets stored before traits read the same
+        record["traits"] = [
+            {"name": t.name, "modifiers": {stat.value: n for stat, n in t.modifiers.items()}}
+            for t in c.traits
+        ]
+    return record
 
 
 SheetReader = _Reader  # collects every structural problem of a sheet record while reading it

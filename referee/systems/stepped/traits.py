@@ -117,6 +117,17 @@ class Race:
     modifiers: Mapping[Stat, int] = field(default_factory=dict)  # added to rolls of that stat
 
 
+MAX_TRAIT_MODIFIER = 2  # the most one personal trait adds to or takes off a stat's rolls
+
+
+@dataclass(frozen=True)
+class PersonalTrait:
+    """A personal trait ("личная особенность") the GM approves: roll modifiers like a race's."""
+
+    name: str
+    modifiers: Mapping[Stat, int] = field(default_factory=dict)  # added to rolls of that stat
+
+
 class WeaponKind(str, Enum):
     """Which attack a weapon serves."""
 
@@ -176,6 +187,7 @@ class Character:
     armour: int = 0  # added to every soak roll
     weapons: tuple[Weapon, ...] = ()
     magic: tuple[MagicParameter, ...] = ()
+    traits: tuple[PersonalTrait, ...] = ()  # personal traits, each applied like the race's
 
 
 DEFAULT_WOUNDS_SURVIVED: dict[Kind, int] = {Kind.PC: 3, Kind.NPC: 0}

@@ -56,3 +56,12 @@ def test_no_vehicles_no_vehicle_section() -> None:
     assert "Vehicles" not in RosterRenderer(system=SYSTEM).render(
         roster_view("C", [_entry("Kara", "k")])
     )
+
+
+def test_a_characters_personal_traits_follow_its_race_escaped() -> None:
+    """The roster shows each trait after the race, its name through the md filter."""
+    trait = {"name": "*Keen* eyes", "modifiers": {"perception": 1}}
+    page = RosterRenderer(system=SYSTEM).render(
+        roster_view("C", [_entry("Kara", "kara_p", traits=[trait])])
+    )
+    assert f"| human; {escape_markdown('*Keen* eyes (per +1)')} |" in page

@@ -167,8 +167,8 @@ def _plan_trait(
         raise ValueError("a trait roll needs at least one stat")
     race = _race(c, rules)
     race_bonus = sum(race.modifiers.get(stat, 0) for stat in stats)
-    own = (Modifier("race", race_bonus),) if race_bonus else ()
-    own += _trait_modifiers(c, stats)
+    race_modifier = (Modifier("race", race_bonus),) if race_bonus else ()
+    own = race_modifier + _trait_modifiers(c, stats)
     named = is_named(c)
     return _Plan(
         c.name,

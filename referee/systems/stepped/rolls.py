@@ -137,7 +137,7 @@ def _race(c: Character, rules: Rules) -> Race:
     return race
 
 
-def _trait_modifiers(c: Character, stats: Sequence[Stat]) -> tuple[Modifier, ...]:
+def trait_modifiers(c: Character, stats: Sequence[Stat]) -> tuple[Modifier, ...]:
     """Each personal trait touching ``stats``, labelled with its name: ("Keen eyes", +1)."""
     bonuses = (
         (trait.name, sum(trait.modifiers.get(stat, 0) for stat in stats)) for trait in c.traits
@@ -168,7 +168,7 @@ def _plan_trait(
     race = _race(c, rules)
     race_bonus = sum(race.modifiers.get(stat, 0) for stat in stats)
     race_modifier = (Modifier("race", race_bonus),) if race_bonus else ()
-    own = race_modifier + _trait_modifiers(c, stats)
+    own = race_modifier + trait_modifiers(c, stats)
     named = is_named(c)
     return _Plan(
         c.name,

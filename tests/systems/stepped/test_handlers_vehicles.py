@@ -171,6 +171,18 @@ def test_a_standing_in_pilots_race_and_pain_count(open_campaign) -> None:
     )
 
 
+def test_a_standing_in_pilots_personal_trait_counts_like_his_race(open_campaign) -> None:
+    """Kara's Keen eyes (+1 perception) follows her stat into Sensors: 5|2 = 52, +1 = 53."""
+    keen = [{"name": "Keen eyes", "modifiers": {"perception": 1}}]
+    sheets = [sheet("Kara Venn", traits=keen), sheet("Trooper 1", kind="npc")]
+    resolution = _resolve(_context(open_campaign(sheets)), "stat Speeder 1 sensors", [5, 2, 3])
+    roll = resolution.result.roll
+    assert (53, [("Kara Venn's Keen eyes", 1)]) == (
+        roll.total,
+        [(m.label, m.value) for m in roll.modifiers],
+    )
+
+
 def test_a_crafts_own_parameter_ignores_the_pilots_race_and_pain(open_campaign) -> None:
     """Speeder 1's own Speed d10 rolls as it is, whoever pilots it: 7|3 = 73."""
     sheets = [sheet("Kara Venn", race="miraluka", wounds=1), sheet("Trooper 1", kind="npc")]

@@ -23,6 +23,7 @@ from ..rolls import (
     execute_plan,
     plan_trait,
     refuse_if_down,
+    trait_modifiers,
 )
 from ..rulings import Rules, Rulings, Ties, find_race
 from ..traits import Character, Stat, State, die_for_points, state_of
@@ -227,7 +228,7 @@ def _plan_params(
     wild: bool = True,
     rules: Rules | None = None,
 ) -> _ScaledPlan:
-    """A craft's roll of ``params``; with ``rules``, a standing-in pilot's race and pain count."""
+    """A craft's roll of ``params``; with ``rules``, a standing-in pilot's race, traits, pain."""
     dice = [_param_die(c, param, rules) for param in params]
     label = " + ".join(param.value for param in params)
     named = c.vehicle.named
@@ -239,11 +240,18 @@ def _plan_params(
     ):
         race_bonus = sum(bonus for _, _, bonus in dice)
         race = (Modifier(f"{c.pilot.name}'s race", race_bonus),) if race_bonus else ()
+        standing_in = [
+            PILOT_STAND_IN[p] for p, (_, w, _) in zip(params, dice, strict=True) if w != p.value
+        ]
+        traits = tuple(
+            Modifier(f"{c.pilot.name}'s {m.label}", m.value)
+            for m in trait_modifiers(c.pilot, standing_in)
+        )
         pain = tuple(
             Modifier(f"{c.pilot.name}'s {m.label}", m.value)
             for m in _wound_modifiers(c.pilot, rules)
         )
-        pilot_modifiers = race + pain
+        pilot_modifiers = race + traits + pain
     plan = RollPlan(
         c.name,
         label,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from referee.dice import DiceSource
 from referee.errors import RuleViolation, UnknownName
@@ -319,6 +320,14 @@ def initiative(characters: Sequence[Character], rules: Rules, dice: DiceSource) 
     for c in characters:
         _refuse_if_down(c, "roll initiative")
     rolls = [roll_trait(c, [Stat.PERCEPTION], rules, dice) for c in characters]
+    return InitiativeResult(*act_together(rolls))
+
+
+def act_together(rolls: Sequence[Any]) -> tuple[tuple[Any, ...], tuple[tuple[str, ...], ...]]:
+    """Initiative rolls highest first, and the rollers grouped by equal totals (acting together).
+
+    Serves characters and crafts alike: a roll needs only ``total`` and ``roller``.
+    """
     ordered = sorted(rolls, key=lambda roll: -roll.total)
     groups: list[list[str]] = []
     previous: int | None = None
@@ -328,7 +337,7 @@ def initiative(characters: Sequence[Character], rules: Rules, dice: DiceSource) 
         else:
             groups.append([roll.roller])
         previous = roll.total
-    return InitiativeResult(tuple(ordered), tuple(tuple(group) for group in groups))
+    return tuple(ordered), tuple(tuple(group) for group in groups)
 
 
 RollPlan = _Plan  # a roll before the dice fall: roller, label, die sides, named, wild, modifiers

@@ -19,6 +19,7 @@ from ..rolls import (
     Modifier,
     RollPlan,
     _wound_modifiers,
+    act_together,
     die_of,
     execute_plan,
     plan_trait,
@@ -381,13 +382,4 @@ def initiative(
         _refuse_if_down(c, rules, "roll initiative")
     kinds = sorted({scale_kind(c) for c in combatants}, key=list(ScaleKind).index)
     rolls = [_roll(_sensors_plan(c, kinds, rules), rules.rulings, dice) for c in combatants]
-    ordered = sorted(rolls, key=lambda roll: -roll.total)
-    groups: list[list[str]] = []
-    previous: int | None = None
-    for roll in ordered:
-        if roll.total == previous:
-            groups[-1].append(roll.roller)
-        else:
-            groups.append([roll.roller])
-        previous = roll.total
-    return InitiativeResult(tuple(ordered), tuple(tuple(group) for group in groups))
+    return InitiativeResult(*act_together(rolls))

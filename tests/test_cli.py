@@ -356,3 +356,15 @@ def test_import_without_an_owner_takes_a_gm_npc_sheet_with_its_wound_track(demo,
         True,
         True,
     )
+
+
+def test_batch_answers_a_tag_short_of_a_bracket(demo, capsys):
+    """A batch replies to [[roll 2d6] with the right form and exits 1 for the problem."""
+    thread = _saved_thread(demo / "bracket.json", ["Kara tries the lock: [[roll 2d6]"])
+    code = main(["batch", str(thread)])
+    out = capsys.readouterr().out
+    assert (1, 1, True) == (
+        code,
+        out.count("## Reply to"),
+        "write &#91;&#91;roll 2d6&#93;&#93; in a new reply" in out,
+    )

@@ -244,3 +244,9 @@ def test_an_inline_npc_out_of_range_is_refused(open_campaign):
         "Strength has 9 points" in outcome.text,
         campaign.store.table("characters").get("bandit"),
     )
+
+
+def test_one_point_over_the_budget_reads_in_the_singular(open_campaign):
+    """A sheet one point over is told "so 1 is over", not "so 1 are over"."""
+    outcome = _apply(Referee(open_campaign()), agility=3)
+    assert (True, False) == ("so 1 is over" in outcome.text, "1 are" in outcome.text)

@@ -157,14 +157,20 @@ def _budget_problems(c: Character, rules: Rules) -> list[str]:
     who = BACKGROUND_NAMES[c.background]
     if spent > budget:
         return [
-            f"{what} {spent} points above 1 each; {who} has {budget}, so {spent - budget} are over."
+            f"{what} {spent} points above 1 each; {who} has {budget}, "
+            f"so {_points(spent - budget)} over."
         ]
     if spent < budget:
         return [
             f"{what} {spent} points above 1 each; {who} has {budget}, "
-            f"so {budget - spent} are unspent."
+            f"so {_points(budget - spent)} unspent."
         ]
     return []
+
+
+def _points(count: int) -> str:
+    """``1 is`` or ``2 are``: the count and its verb, for the budget's sentences."""
+    return f"{count} is" if count == 1 else f"{count} are"
 
 
 def _magic_cap_problems(c: Character, race: Race | None, rules: Rules) -> list[str]:

@@ -29,9 +29,8 @@ import d20  # the baseline; a bench (and test) dependency
 from referee.dice import HmacDice, SeededDice
 from referee.forum import Post
 from referee.notation import parse_expression, roll_expression
-from referee.pipeline import verdict_for
+from referee.pipeline import Session, verdict_for
 from referee.render import Renderer
-from referee.resolve import Context, Roster
 from referee.tags import ParseContext, Tag
 from referee.testing import make_campaign
 
@@ -47,12 +46,7 @@ def best_of(function, number: int) -> float:
 def race(number: int) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory() as tmp, make_campaign(Path(tmp)) as campaign:
-        context = Context(
-            Roster(campaign.store.table("characters")),
-            campaign.store.table("encounters"),
-            campaign.rules,
-            Post("t1_x", "t3_x", "bench", "", 0.0),
-        )
+        context = Session(campaign).context(Post("t1_x", "t3_x", "bench", "", 0.0))
         parse_context = ParseContext()
         renderer = Renderer()
         seeded = SeededDice(1)

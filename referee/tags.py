@@ -419,7 +419,6 @@ def read_tag(
     then None). An unknown verb is refused with the list of verbs and the closest one.
     """
     limits = context.limits
-    canonical = list(dict.fromkeys(verb.name for verb in verbs.values()))
     fallback = verbs["roll"].usage if "roll" in verbs else DICE_USAGE
     if len(text) > limits.max_tag_chars:
         raise TagError(
@@ -437,6 +436,7 @@ def read_tag(
         return verb, verb.parse(rest, context)
     if looks_like_expression(text):
         return None, RollDice(parse_expression(text, limits))
+    canonical = list(dict.fromkeys(verb.name for verb in verbs.values()))
     close = difflib.get_close_matches(word.casefold(), list(verbs), n=1)
     hint = f" Did you mean {verbs[close[0]].name}?" if close else ""
     usage = verbs[close[0]].usage if close else fallback

@@ -482,10 +482,15 @@ _CORE_FLOW = (
 
 
 def _joined_roll(system_roll: Verb) -> Verb:
-    """The core's dice notation first, then the system's own ``roll`` forms."""
+    """The core's dice notation first, then the system's own ``roll`` forms.
+
+    Text the system's verb ``claims`` (a pool's bare number of dice) is the system's.
+    """
+
+    claims = system_roll.claims or (lambda rest: False)
 
     def parse(rest: str, context: ParseContext) -> Any:
-        if notation.looks_like_expression(rest):
+        if notation.looks_like_expression(rest) and not claims(rest):
             return RollDice(notation.parse_expression(rest, context.limits))
         return system_roll.parse(rest, context)
 

@@ -121,8 +121,8 @@ def worker_env(server: FakeReddit, environ: Mapping[str, str] | None = None) -> 
 class Live:
     """A FakeReddit, a campaign on disk and a worker on both; ``restart`` is a new process.
 
-    ``reddit`` adds lines to the ``[reddit]`` table; ``sheets`` are stored as approved;
-    ``system`` names the campaign's dice system and ``rulings`` its ``[rulings]``;
+    ``reddit`` adds lines to the ``[reddit]`` table; ``sheets`` are stored as approved in
+    a campaign of ``system`` under ``rulings``;
     ``gms`` are passed to the Referee; other keywords go to :class:`Worker`, but
     ``page_size``, which goes to :class:`RedditForum`.
     """
@@ -144,8 +144,7 @@ class Live:
         self.reddit_config = reddit
         self.subreddits = tuple(subreddits)
         self.sheets = tuple(sheets)
-        self.system = system
-        self.rulings = dict(rulings or {})
+        self.system, self.rulings = system, rulings
         self.worker_options = worker
         self.sessions: list[requests.Session] = []
         self.campaign: Campaign | None = None

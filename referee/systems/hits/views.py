@@ -61,9 +61,8 @@ def words(value: object) -> str:
     if isinstance(value, Enum):
         return str(value.value).replace("_", " ")
     if isinstance(value, SavedGains):
-        parts = [
-            f"{getattr(value, k)} {k}" for k in ("tiers", "ranks", "benefits") if getattr(value, k)
-        ]
+        counts = [(getattr(value, k), k) for k in ("tiers", "ranks", "benefits")]
+        parts = [f"{n} {k if n != 1 else k[:-1]}" for n, k in counts if n]
         return ", ".join(parts) or "none"
     if isinstance(value, Stake):
         return value.wager.value + (f" ({value.what})" if value.what else "")

@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from referee.notation import COMPARISONS
 from referee.notation_roll import (
     RolledBinary,
     RolledDice,
@@ -34,6 +33,7 @@ from referee.notation_roll import (
     RolledLiteral,
     RolledUnary,
 )
+from referee.notation_tree import COMPARISONS
 from referee.render import escape_markdown, percent
 
 DICE_SHOWN = 40  # dice listed per group; the rest are counted

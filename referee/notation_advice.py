@@ -63,6 +63,11 @@ _SPELLINGS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], 
     (re.compile(r"^\s*(adv|dis)(?:antage)?\s+(.+)$", re.I), r"\2 \1"),
     (re.compile(r"÷"), "/"),
 )
+# Another roller's notation after a space, which d20 would silently take for a comment
+# ("3d6 !!", "2d6 x2", "2d6 ^2"): refused with advice instead, as the player meant dice.
+_OTHER_ROLLERS = re.compile(
+    r"(!!|!p|(\*\*|\^)\s*[\d(]|[x×]\s*[\d(]|(df|cs|cf|ie|ir)(\W|\d|$))", re.I
+)
 _TRAILING_OPERATORS = re.compile(r"[\s+\-*/%,<>=!]+$")
 _TOKEN = re.compile(r"[^\s+\-*/%,()\[\]]+|.")
 
@@ -80,6 +85,15 @@ def advice_for(rest: str) -> str | None:
         if lowered.startswith(form) or (form in ("!!", "!p") and lowered.startswith(form[1:])):
             return advice
     return None
+
+
+def other_rollers_form(rest: str) -> bool:
+    """Whether a spaced ``rest`` after a roll is another roller's notation, not a label.
+
+    >>> other_rollers_form("x2"), other_rollers_form("**bold**"), other_rollers_form("extra")
+    (True, False, False)
+    """
+    return _OTHER_ROLLERS.match(rest) is not None
 
 
 def _repairs(text: str, position: int) -> Iterator[str]:

@@ -73,10 +73,10 @@ class Caps:
     def term(self) -> None:
         """One more number or group of dice."""
         self.terms += 1
-        if self.terms > self.limits.max_terms:
+        most = self.limits.max_expression_terms
+        if self.terms > most:
             raise refusal(
-                f"This roll has more than {self.limits.max_terms} numbers and dice; split it "
-                "into smaller rolls."
+                f"This roll has more than {most} numbers and dice; split it into smaller rolls."
             )
 
     def dice(self, count: int, sides: int, written: str) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from referee.errors import TagError
 from referee.limits import DEFAULT_LIMITS, Limits
-from referee.notation_advice import UNSUPPORTED, advice_for, nearest_form, shorten
+from referee.notation_advice import advice_for, nearest_form, other_rollers_form, shorten
 from referee.notation_limits import Caps, refusal
 from referee.notation_tree import (
     Binary,
@@ -40,7 +40,7 @@ _ALIASES = {"r": ("rr", ""), "!": ("e", ""), "kh": ("k", "h"), "kl": ("k", "l")}
 _ALIASES |= {"ph": ("p", "h"), "pl": ("p", "l"), "dh": ("p", "h"), "dl": ("p", "l")}
 _CATS = ("<=", ">=", "<", ">", "=", "h", "l")
 _ADVANTAGE = {"adv": "h", "advantage": "h", "dis": "l", "disadvantage": "l"}
-_LABEL_STOP = frozenset("0123456789+-*/%<>=!,().[]")
+_NOT_A_LABEL = frozenset("+-<>=,)")
 _D_DIGITS = tuple(f"d{digit}" for digit in "0123456789")
 _GROWING = frozenset(("*", "/", "//", "%"))
 
@@ -222,16 +222,23 @@ class _Parser:
     def operations(self, names: tuple[str, ...], sides: int | None) -> tuple[Operation, ...]:
         """Operations after dice or a set; consecutive same ones merge, as in d20 (k1k2)."""
         found: list[Operation] = []
+        spaced_from: tuple[list[Operation], int] | None = None  # what was read before a space
         while True:
             start = self.pos
             self.space()
-            operation = self.operation(names, sides, spaced=self.pos > start)
+            spaced = self.pos > start
+            operation = self.operation(names, sides, spaced=spaced)
             if operation is None:
                 self.pos = start
                 break
+            if spaced and spaced_from is None:
+                spaced_from = (list(found), start)
             if found and found[-1].op == operation.op and operation.op not in ("mi", "ma"):
                 operation = Operation(operation.op, found.pop().selectors + operation.selectors)
             found.append(operation)
+        if spaced_from is not None and self.pos < len(self.text) and self.text[self.pos].isalnum():
+            # "4d6 kh3" keeps, but "1d20 please" is a label: spaced operations are whole words.
+            found, self.pos = spaced_from
         if any(op.op == "f" for op in found) and not any(op.op == "t" for op in found):
             raise refusal("f counts failures against successes; add a t, like 10d10t6f1.")
         return tuple(found)
@@ -359,19 +366,17 @@ class _Parser:
             )
         if rest[0] == "#":
             return rest[1:].strip()
-        # d20 reads "1d20 + to hit" as 1d20 and a comment; so does referee.
+        if not spaced or other_rollers_form(rest):
+            raise self.unreadable_text(rest)
+        # As in d20, what follows a space and cannot continue the roll is a comment
+        # ("1d20 **bold**"), and so is an operator followed by words ("1d20 + to hit");
+        # an operator or bracket with nothing readable after it is a mistake.
         operator_then_words = (
             rest[0] in "+-*/" and rest[1:2].isspace() and rest[2:].lstrip()[:1].isalpha()
         )
-        if spaced and (rest[0] not in _LABEL_STOP or operator_then_words):
-            lowered = rest.lower()
-            for form, advice in UNSUPPORTED:
-                if form.isalpha() and len(form) > 1 and lowered.split()[0] == form:
-                    raise self.with_nearest(
-                        f"I can't read '{shorten(rest)}': {advice}.", len(self.text) - len(rest)
-                    )
-            return rest
-        raise self.unreadable_text(rest)
+        if rest[0] in _NOT_A_LABEL and not operator_then_words:
+            raise self.unreadable_text(rest)
+        return rest
 
 
 def _with_annotations(node: Node, annotations: tuple[str, ...]) -> Node:

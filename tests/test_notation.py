@@ -84,7 +84,14 @@ def test_annotations_stay_on_their_term() -> None:
     assert Literal(9, ("[fire]",)) == parse_expression("3d8+9 [fire]").root.right
 
 
-SMALL = Limits(max_dice=10, max_sides=20, max_terms=3, max_number=50, max_depth=3, max_sets=4)
+SMALL = Limits(
+    max_dice=10,
+    max_sides=20,
+    max_expression_terms=3,
+    max_number=50,
+    max_depth=3,
+    max_sets=4,
+)
 
 REFUSED = [
     ("2d0", None, "'2d0' has no faces; a die has 1 to 1,000 sides."),

@@ -121,9 +121,10 @@ def worker_env(server: FakeReddit, environ: Mapping[str, str] | None = None) -> 
 class Live:
     """A FakeReddit, a campaign on disk and a worker on both; ``restart`` is a new process.
 
-    ``reddit`` adds lines to the ``[reddit]`` table; ``sheets`` are stored as approved
-    under the dice ``system``; ``gms`` are passed to the Referee; other keywords go to
-    :class:`Worker`, but ``page_size``, which goes to :class:`RedditForum`.
+    ``reddit`` adds lines to the ``[reddit]`` table; ``sheets`` are stored as approved in
+    a campaign of ``system`` under ``rulings``;
+    ``gms`` are passed to the Referee; other keywords go to :class:`Worker`, but
+    ``page_size``, which goes to :class:`RedditForum`.
     """
 
     def __init__(
@@ -135,6 +136,7 @@ class Live:
         subreddits: Iterable[str] = (SUB,),
         sheets: Iterable[Mapping[str, Any]] = (),
         system: str = "stepped",
+        rulings: Mapping[str, Any] | None = None,
         **worker: Any,
     ) -> None:
         self.server = server
@@ -142,7 +144,7 @@ class Live:
         self.reddit_config = reddit
         self.subreddits = tuple(subreddits)
         self.sheets = tuple(sheets)
-        self.system = system
+        self.system, self.rulings = system, rulings
         self.worker_options = worker
         self.sessions: list[requests.Session] = []
         self.campaign: Campaign | None = None
@@ -152,7 +154,9 @@ class Live:
         """Open the campaign (rewriting config.toml) and make a new worker on it."""
         extra = reddit_section(self.server, self.reddit_config, subreddits=self.subreddits)
         sheets = () if self.campaign is not None else self.sheets  # only into a new store
-        self.campaign = make_campaign(self.folder, sheets, extra_config=extra, system=self.system)
+        self.campaign = make_campaign(
+            self.folder, sheets, extra_config=extra, system=self.system, rulings=self.rulings
+        )
         http = requests.Session()
         self.sessions.append(http)
         settings = {k: v for k, v in self.server.praw_settings().items() if "_url" not in k}

@@ -338,6 +338,7 @@ class Referee:
 
     def _record(self, post: Post, verdicts: tuple[Verdict, ...], private: bool = False) -> int:
         added = 0
+        recorded = _iso(self.clock())  # one moment for the post's rolls
         for verdict in verdicts:
             if verdict.failed:
                 continue
@@ -355,7 +356,7 @@ class Referee:
                 kind=verdict.kind,
                 draws=verdict.draws,
                 outcome=outcome,
-                recorded=_iso(self.clock()),
+                recorded=recorded,
             )
             self.ledger.append(row)
             added += 1

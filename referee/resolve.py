@@ -211,6 +211,7 @@ class Context:
     gms: frozenset[str] = frozenset()  # casefolded usernames: moderators and config's gms
     files: CampaignFiles | None = None  # the campaign's folders, for a system's own tables
     cache: dict[str, Any] = field(default_factory=dict)  # a system's per-run memo, by its name
+    roll_id: str = ""  # the id the verdict of the tag being resolved carries ("" outside a post)
 
     @property
     def by_gm(self) -> bool:

@@ -80,8 +80,8 @@ def _dice(rolled: RolledDice) -> str:
     shown = ", ".join([_die(die) for die in dice[:DICE_SHOWN]])
     if len(dice) > DICE_SHOWN:
         shown += f", … {len(dice) - DICE_SHOWN} more"
-    ops = "".join(str(op) for op in node.operations)
-    text = f"{node.count}d{node.sides}{_plain(ops)} ({shown})"
+    ops = _plain("".join([str(op) for op in node.operations])) if node.operations else ""
+    text = f"{node.count}d{node.sides}{ops} ({shown})"
     if rolled.counting:
         text += f" {rolled.number} success{'es' if abs(rolled.number) != 1 else ''}"
     return _struck(rolled, text + _notes(node.annotations))
@@ -92,7 +92,7 @@ def _group(rolled: RolledGroup) -> str:
     inner = ", ".join([_markdown(item) for item in rolled.items])
     if len(rolled.items) == 1 and not node.parenthesised:
         inner += ","
-    ops = _plain("".join(str(op) for op in node.operations))
+    ops = _plain("".join([str(op) for op in node.operations])) if node.operations else ""
     return _struck(rolled, f"({inner}){ops}" + _notes(node.annotations))
 
 

@@ -111,6 +111,7 @@ class Session:
             gms=self.gms,
             files=self.campaign.files,
             cache=self.cache,
+            next_by=self.campaign.config.next_by,
         )
 
 
@@ -408,6 +409,7 @@ def verdict_for(
         resolution.chance,
         resolution.changes,
         tuple(recorder.draws),
+        tracker=resolution.tracker,
     )
 
 
@@ -424,4 +426,8 @@ def outcome_summary(verdict: Verdict) -> dict[str, Any]:
         summary["order"] = [list(group) for group in groups]
     if verdict.changes:
         summary["changes"] = [change.ledger() for change in verdict.changes]
+    for facts in (result, verdict.tracker):  # the initiative tracker's round and turn
+        ledger = getattr(facts, "ledger", None)
+        if callable(ledger):
+            summary.update(ledger())
     return summary

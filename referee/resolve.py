@@ -46,6 +46,7 @@ from .tags import (
     parse_end,
     parse_help,
 )
+from .visibility import hidden_keys
 
 __all__ = ["Context", "Resolution", "Roster", "resolve_request", "verbs_for"]
 
@@ -57,10 +58,16 @@ class Roster:
     the system's :class:`~referee.system.SheetFormat` turns a sheet into its character.
     """
 
-    def __init__(self, table: Table, sheet: SheetFormat) -> None:
+    def __init__(self, table: Table, sheet: SheetFormat, visibility: Table | None = None) -> None:
         self._table = table
         self._sheet = sheet
+        self._visibility = visibility  # referee.visibility's table: who is hidden
         self._parsed: dict[str, Any] = {}
+        # For the post being resolved (set by the session): whether a name may find a
+        # character known to the GMs only (a GM's post), and whether one may be
+        # suggested for a misspelt name (a GM's private message: nobody else reads it).
+        self.finds_hidden = True
+        self.sees_hidden = True
         self.forget()
 
     def forget(self) -> None:
@@ -71,6 +78,24 @@ class Roster:
         # First words and misspellings found at a cost that does not grow with the roster.
         self._index = NameIndex(self._table.keys())
         self._names: frozenset[str] | None = None  # made when first asked, kept until a change
+        self._hidden = (
+            hidden_keys(self._visibility) if self._visibility is not None else frozenset()
+        )
+
+    @property
+    def hidden(self) -> frozenset[str]:
+        """The keys of the characters known to the GMs only (see referee.visibility)."""
+        return self._hidden
+
+    def hide(self, key: str, hidden: bool) -> None:
+        """Note that ``key`` is now hidden (or public): the visibility table changed."""
+        self._hidden = self._hidden | {key} if hidden else self._hidden - {key}
+
+    def _visible(self, key: str) -> bool:
+        return self.finds_hidden or key not in self._hidden
+
+    def _suggestable(self, key: str) -> bool:
+        return self.sees_hidden or key not in self._hidden
 
     @property
     def known_names(self) -> frozenset[str]:
@@ -106,15 +131,15 @@ class Roster:
     def key(self, name: str) -> str:
         """The store key ``name`` means; UnknownName (with close names) if none or several."""
         key = character_key(name)
-        if key in self._table:
+        if key in self._table and self._visible(key):
             return key
-        starting = self._index.starting(key)
+        starting = tuple(k for k in self._index.starting(key) if self._visible(k))
         if len(starting) == 1:
             return starting[0]
         if starting:
             shown = ", ".join(self._record(k)["name"] for k in starting[:5])
             raise UnknownName(f"'{name}' could mean {shown}; write the full name.")
-        close = self._index.suggest(key)
+        close = [k for k in self._index.suggest(key) if self._suggestable(k)]
         hint = (
             f" Did you mean {' or '.join(self._record(k)['name'] for k in close)}?" if close else ""
         )
@@ -132,9 +157,14 @@ class Roster:
             self._records[key] = record
         return record
 
+    def resolve_first(self, key: str) -> str | None:
+        """The key ``key`` names exactly or by its first words alone, if visible; else None."""
+        found = self._index.resolve(key)
+        return found if found is not None and self._visible(found) else None
+
     def starting(self, key: str) -> tuple[str, ...]:
         """The character keys whose first words are ``key``'s (``kara`` -> ``kara venn``)."""
-        return self._index.starting(key)
+        return tuple(k for k in self._index.starting(key) if self._visible(k))
 
     def update(self, character: Any) -> None:
         """Keep a changed character, its owner and approval untouched."""
@@ -168,11 +198,19 @@ class Context:
     gms: frozenset[str] = frozenset()  # casefolded usernames: moderators and config's gms
     files: CampaignFiles | None = None  # the campaign's folders, for a system's own tables
     cache: dict[str, Any] = field(default_factory=dict)  # a system's per-run memo, by its name
+    private: bool = False  # a GM's private message: its answer is seen by its author alone
+    campaign_name: str = ""  # config.toml's [campaign] name
+    npc_stats: str = "shown"  # config.toml's [roster] npc_stats: "shown" or "hidden"
 
     @property
     def by_gm(self) -> bool:
         """Whether the post's author is one of the campaign's GMs."""
         return self.post.author.casefold() in self.gms
+
+    @property
+    def sees_hidden(self) -> bool:
+        """Whether this post's answer may show what only the GMs know: a GM, in private."""
+        return self.private and self.by_gm
 
     def table(self, name: str) -> Table:
         """The store table ``name``, its writes tracked in the tag's change set."""
@@ -508,10 +546,22 @@ def verbs_for(system: System | None) -> dict[str, Verb]:
     cached = _TABLES.get(id(system))
     if cached is not None:
         return cached[1]
+    from .corrections import CORRECTION_VERBS  # they resolve through this module's Context
+    from .lookup import LOOKUP_VERBS
+
     own = tuple(system.verbs) if system is not None else ()
     system_roll = next((verb for verb in own if verb.name == "roll"), None)
     roll = _joined_roll(system_roll) if system_roll is not None else _CORE_DICE
-    table = verb_table((roll, *(verb for verb in own if verb.name != "roll"), *_CORE_FLOW))
+    own_words = {word for verb in own for word in (verb.name, *verb.aliases)}
+    core = (*_CORE_FLOW[:-1], *LOOKUP_VERBS, *CORRECTION_VERBS, _CORE_FLOW[-1])  # help last
+    table = verb_table(
+        (
+            roll,
+            *(verb for verb in own if verb.name != "roll"),
+            # a system's own verb of the same word wins (its campaign's players know it)
+            *(verb for verb in core if verb.name not in own_words),
+        )
+    )
     _TABLES[id(system)] = (system, table)
     return table
 

@@ -81,7 +81,7 @@ from .errors import ConfigError
 from .forum import Post, reading_order
 from .pipeline import Outcome, Referee
 from .reddit import LISTING_REACH, Failure, Forum, ForumError
-from .roster import RosterRenderer, digest, roster_view
+from .roster import RosterRenderer, digest, roster_page
 from .schedule import REDDIT_PER_MINUTE, Budget, Cadence, Pace
 from .store import Store
 from .tags import find_tags
@@ -1020,8 +1020,15 @@ class Worker:
         campaign = self.referee.campaign
         if self._roster_renderer is None:
             self._roster_renderer = RosterRenderer(campaign.config.templates_dir, campaign.system)
-        view = roster_view(campaign.system, campaign.config.name, self.store)
-        return self._roster_renderer.render(view)
+        page = roster_page(
+            campaign.system,
+            campaign.config.name,
+            self.store.table,
+            gm=False,
+            npc_stats=campaign.config.npc_stats,
+            rules=campaign.rules,
+        )
+        return self._roster_renderer.render(page)
 
 
 # -- failed posts ----------------------------------------------------------------------

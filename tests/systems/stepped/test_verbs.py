@@ -106,14 +106,16 @@ REFUSED = [
         "sht Kara -> Trooper 1",
         None,
         "'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, npc, "
-        "wound, heal, apply, approve, reject, revise, end, help. Did you mean shoot?",
+        "wound, heal, apply, approve, reject, revise, end, sheet, history, pending, roster, "
+        "void, revive, rename, remove, reveal, help. Did you mean shoot?",
         "shoot",
     ),
     (
         "xyzzy",
         None,
         "'xyzzy' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, npc, "
-        "wound, heal, apply, approve, reject, revise, end, help.",
+        "wound, heal, apply, approve, reject, revise, end, sheet, history, pending, roster, "
+        "void, revive, rename, remove, reveal, help.",
         "roll",
     ),
     ("roll", None, "Say what to roll: dice like 2d6+3, or a character and a stat.", "roll"),

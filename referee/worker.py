@@ -664,6 +664,7 @@ class Worker:
             post.edited is not None,
         )
         outcome = self.referee.referee(post)
+        self._amend(outcome.amended)
         if not outcome.has_reply:
             return
         record = self.posts.get(post.fullname)
@@ -714,7 +715,7 @@ class Worker:
         gm = message.author.casefold() in self.referee.gms
         log.info("event=message post=%s author=%s gm=%s", message.fullname, message.author, gm)
         if gm:
-            self.referee.referee(message, private=True)
+            self._amend(self.referee.referee(message, private=True).amended)
             record = self.posts.get(message.fullname)
         else:
             record = {
@@ -772,6 +773,17 @@ class Worker:
         delivery["edit_pending"] = True
         self._set(post.fullname, record, delivery)
         log.info("event=edit_seen post=%s note=added", post.fullname)
+
+    def _amend(self, fullnames: Iterable[str]) -> None:
+        """Edit the delivered replies a post changed (a GM's [[void]]) at the next step."""
+        for fullname in fullnames:
+            record = self.posts.get(fullname)
+            delivery = (record or {}).get("delivery")
+            if record is None or not delivery:
+                continue  # never sent by the bot (a batch's), or not yet: it goes out as it is
+            if delivery.get("state") == Delivery.DELIVERED.value:
+                self._set(fullname, record, {**delivery, "edit_pending": True})
+                log.info("event=reply_amended post=%s", fullname)
 
     # -- delivery ------------------------------------------------------------------
 

@@ -11,20 +11,23 @@ names there are:
   each name (and its first word) with one letter deleted. A typo deletes, inserts,
   changes or swaps letters; deleting one letter on each side meets them all, so the
   candidates come from len(typed) + 1 lookups, each returning a few names at most.
+  Accents are folded first for suggestions (``Kära`` and ``Kara`` meet, and ``Zoe``
+  finds ``Zoë``), so a player with another keyboard gets the same help.
 
 >>> index = NameIndex(["Kara Venn", "Captain Rhoss", "Trooper 1", "Trooper 2"])
 >>> index.starting("kara"), index.starting("trooper")
 (('kara venn',), ('trooper 1', 'trooper 2'))
->>> index.suggest("captian rhoss"), index.suggest("kra")
-(['captain rhoss'], ['kara venn'])
+>>> index.suggest("captian rhoss"), index.suggest("kra"), index.suggest("kära")
+(['captain rhoss'], ['kara venn'], ['kara venn'])
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Callable, Iterable
 
-__all__ = ["NameIndex", "name_key"]
+__all__ = ["NameIndex", "fold_accents", "name_key"]
 
 # Names sharing one deleted-letter form beyond this many are not told apart by it.
 _PER_VARIANT = 16
@@ -39,6 +42,18 @@ def name_key(name: str) -> str:
     'kara venn'
     """
     return " ".join(name.split()).casefold()
+
+
+def fold_accents(text: str) -> str:
+    """``text`` without accents and other combining marks, for comparing spellings.
+
+    >>> fold_accents("kära zoë ångström")
+    'kara zoe angstrom'
+    """
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
 def _deletions(word: str) -> set[str]:
@@ -90,24 +105,34 @@ class NameIndex:
         starting = self._leading.get(key, ())
         return starting[0] if len(starting) == 1 else None
 
-    def suggest(self, key: str, limit: int = 3) -> list[str]:
-        """Up to ``limit`` keys that ``key`` may be a misspelling of, the closest first."""
+    def suggest(
+        self, key: str, limit: int = 3, allowed: Callable[[str], bool] | None = None
+    ) -> list[str]:
+        """Up to ``limit`` keys that ``key`` may be a misspelling of, the closest first.
+
+        Accents and case do not count against a name. ``allowed`` (a key -> bool) leaves
+        out names the asker may not learn of, such as an NPC hidden from players.
+        """
         if self._variants is None:
             self._variants = {}
             for known in self._keys:
                 self._add_variants(known)
+        typed_key = fold_accents(key)
         candidates: dict[str, None] = {}
-        for typed in (key, key.split(" ")[0]):
+        for typed in (typed_key, typed_key.split(" ")[0]):
             if len(typed) > _LONGEST:
                 continue
             for variant in _deletions(typed):
                 candidates.update(dict.fromkeys(self._variants.get(variant, ())))
         scored = []
         matcher = difflib.SequenceMatcher()
-        matcher.set_seq2(key)
+        matcher.set_seq2(typed_key)
         for candidate in candidates:
+            if candidate == key or (allowed is not None and not allowed(candidate)):
+                continue
             best = 0.0
-            for form in (candidate, candidate.split(" ")[0]):
+            folded = fold_accents(candidate)
+            for form in (folded, folded.split(" ")[0]):
                 matcher.set_seq1(form)
                 if matcher.real_quick_ratio() >= _CUTOFF and matcher.quick_ratio() >= _CUTOFF:
                     best = max(best, matcher.ratio())
@@ -117,9 +142,10 @@ class NameIndex:
 
     def _add_variants(self, key: str) -> None:
         assert self._variants is not None
-        forms = {key.split(" ")[0]}
-        if len(key) <= _LONGEST:
-            forms.add(key)
+        folded = fold_accents(key)
+        forms = {folded.split(" ")[0]}
+        if len(folded) <= _LONGEST:
+            forms.add(folded)
         for form in forms:
             for variant in _deletions(form):
                 found = self._variants.setdefault(variant, [])

@@ -91,9 +91,11 @@ class Session:
         self.gms = frozenset(name.casefold() for name in gms)
         self.limits = limits
         self.changes = ChangeSet(campaign.store.table)
+        named = (self.changes.table(name) for name in campaign.system.named_tables)
         self.roster = Roster(
             self.changes.table("characters"),
             campaign.system.sheet,
+            named,
             self.changes.table(visibility.TABLE),
         )
         self.changes.on_rollback(self.roster.forget)

@@ -13,8 +13,7 @@ got wrong surfaces as a ``UserError``.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +26,7 @@ from .forum import Post
 from .limits import DEFAULT_LIMITS, Limits
 from .names import NameIndex
 from .sheets import sheet_block
+from .suggest import close_verb
 from .system import CampaignFiles, Resolution, SheetFormat, System, Verb, verb_table
 from .tags import (
     APPLY_USAGE,
@@ -58,11 +58,21 @@ class Roster:
     the system's :class:`~referee.system.SheetFormat` turns a sheet into its character.
     """
 
-    def __init__(self, table: Table, sheet: SheetFormat, visibility: Table | None = None) -> None:
+    def __init__(
+        self,
+        table: Table,
+        sheet: SheetFormat,
+        named: Iterable[Table] = (),
+        visibility: Table | None = None,
+    ) -> None:
         self._table = table
         self._sheet = sheet
+        self._named = tuple(named)  # the system's other named tables (crafts), for suggestions
         self._visibility = visibility  # referee.visibility's table: who is hidden
         self._parsed: dict[str, Any] = {}
+        # The visibility hook: a stored record -> whether a misspelt name may suggest it.
+        # A roster that hides NPCs from players sets it for a player's post.
+        self.suggestable: Callable[[dict[str, Any]], bool] = _always
         # For the post being resolved (set by the session): whether a name may find a
         # character known to the GMs only (a GM's post), and whether one may be
         # suggested for a misspelt name (a GM's private message: nobody else reads it).
@@ -78,6 +88,7 @@ class Roster:
         # First words and misspellings found at a cost that does not grow with the roster.
         self._index = NameIndex(self._table.keys())
         self._names: frozenset[str] | None = None  # made when first asked, kept until a change
+        self._everything: NameIndex | None = None  # characters and crafts, at the first typo
         self._hidden = (
             hidden_keys(self._visibility) if self._visibility is not None else frozenset()
         )
@@ -114,6 +125,8 @@ class Roster:
         self._records[key] = record
         self._parsed[key] = character
         self._index.add(key)
+        if self._everything is not None:
+            self._everything.add(key)
         self._names = None
         self._table.put(key, record)
 
@@ -139,14 +152,43 @@ class Roster:
         if starting:
             shown = ", ".join(self._record(k)["name"] for k in starting[:5])
             raise UnknownName(f"'{name}' could mean {shown}; write the full name.")
-        close = [k for k in self._index.suggest(key) if self._suggestable(k)]
-        hint = (
-            f" Did you mean {' or '.join(self._record(k)['name'] for k in close)}?" if close else ""
+        raise UnknownName(f"No character is named '{name}'.{self.suggestion(key)}")
+
+    def suggestion(self, key: str) -> str:
+        """ " Did you mean X or Y?" for a misspelt name (characters and crafts), or what to do.
+
+        Accents and typing slips are forgiven (:meth:`NameIndex.suggest`); names the
+        :attr:`suggestable` hook refuses (hidden NPCs) are never offered.
+        """
+        if self._everything is None:
+            keys = list(self._table.keys())
+            for table in self._named:
+                keys.extend(table.keys())
+            self._everything = NameIndex(keys)
+        shown = []
+        for close in self._everything.suggest(key, allowed=self._may_suggest):
+            record = self._lookup(close)
+            if record is not None:
+                shown.append(str(record.get("name", close)))
+        if shown:
+            return f" Did you mean {' or '.join(shown)}?"
+        return (
+            " Check the spelling; a GM adds characters by approving an [[apply]] or with "
+            "[[npc ...]]."
         )
-        raise UnknownName(
-            f"No character is named '{name}'.{hint} A GM adds characters to the campaign; "
-            f"`referee characters` lists them."
-        )
+
+    def _lookup(self, key: str) -> dict[str, Any] | None:
+        """The record ``key`` names in the roster or a named table, if any."""
+        record = self._records.get(key) or self._table.get(key)
+        for table in self._named:
+            if record is not None:
+                break
+            record = table.get(key)
+        return record
+
+    def _may_suggest(self, key: str) -> bool:
+        record = self._lookup(key)
+        return record is not None and self._suggestable(key) and self.suggestable(record)
 
     def _record(self, key: str) -> dict[str, Any]:
         record = self._records.get(key)
@@ -173,6 +215,10 @@ class Roster:
         self._records[key] = record
         self._parsed[key] = character
         self._table.put(key, record)
+
+
+def _always(record: dict[str, Any]) -> bool:
+    return True
 
 
 def unique_prefix(key: str, keys: Iterable[str]) -> str | None:
@@ -363,24 +409,33 @@ def resolve_apply(request: Apply, context: Context, dice: DiceSource) -> Resolut
     )
 
 
-def _application_for(context: Context, name: str | None) -> tuple[str, dict[str, Any]]:
+def _application_for(
+    context: Context, name: str | None, decision: str
+) -> tuple[str, dict[str, Any]]:
     applications = context.table("applications")
     if name is not None:
         key = character_key(name)
         found = applications.get(key)
         if found is None:
-            raise UnknownName(f"No application is named '{name}'.")
+            close = NameIndex(applications.keys()).suggest(key)
+            shown = [str((applications.get(k) or {}).get("name", k)) for k in close]
+            hint = f" Did you mean {' or '.join(shown)}?" if shown else ""
+            raise UnknownName(f"No application is named '{name}'.{hint}")
         return key, found
     parent = context.post.parent
     for key, application in applications.items():
         if any(version["post"] == parent for version in application["versions"]):
             return key, application
-    raise UserError("Reply to the application you decide on, or name it: [[approve Orla Vex]].")
+    example = {"approve": "", "reject": ": the sheet does not fit", "revise": ": fix Agility"}
+    raise UserError(
+        f"Reply to the application you decide on, or name it: [[{decision} Orla Vex"
+        f"{example.get(decision, '')}]]."
+    )
 
 
 def resolve_decide(request: Decide, context: Context, dice: DiceSource) -> Resolution:
     require_gm(context, f"{request.decision} applications")
-    key, application = _application_for(context, request.name)
+    key, application = _application_for(context, request.name, request.decision)
     applications = context.table("applications")
     latest = application["versions"][-1]
     owner = str(application["owner"])
@@ -440,8 +495,8 @@ def resolve_help(request: ShowHelp, context: Context, dice: DiceSource) -> Resol
     if request.verb is not None:
         verb = verbs.get(request.verb)
         if verb is None:
-            close = difflib.get_close_matches(request.verb, list(verbs), n=1)
-            hint = f" Did you mean {verbs[close[0]].name}?" if close else ""
+            close = close_verb(request.verb, verbs)
+            hint = f" Did you mean {close.name}?" if close else ""
             names = ", ".join(v.name for v in listed)
             raise UnknownName(f"There is no verb '{request.verb}'.{hint} Verbs: {names}.")
         listed = (verb,)
@@ -510,10 +565,15 @@ _CORE_FLOW = (
 
 
 def _joined_roll(system_roll: Verb) -> Verb:
-    """The core's dice notation first, then the system's own ``roll`` forms."""
+    """The core's dice notation first, then the system's own ``roll`` forms.
+
+    Text the system's verb ``claims`` (a pool's bare number of dice) is the system's.
+    """
+
+    claims = system_roll.claims or (lambda rest: False)
 
     def parse(rest: str, context: ParseContext) -> Any:
-        if notation.looks_like_expression(rest):
+        if notation.looks_like_expression(rest) and not claims(rest):
             return RollDice(notation.parse_expression(rest, context.limits))
         return system_roll.parse(rest, context)
 

@@ -111,6 +111,9 @@ class Verb:
     aliases: tuple[str, ...] = ()
     gm_only: str = ""  # if set, only a GM may use it; the words finish "Only a GM may ..."
     usage_text: str = ""  # the form shown under a problem; defaults to the example in brackets
+    # A system's ``roll`` only: text it reads itself although it starts like dice notation
+    # (a bare pool, ``roll 6 diff 7``); the rest still goes to the core's notation first.
+    claims: Callable[[str], bool] | None = None
 
     @property
     def usage(self) -> str:

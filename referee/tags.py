@@ -24,7 +24,6 @@ here too, so every system reads names and numbers alike.
 
 from __future__ import annotations
 
-import difflib
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from referee.errors import TagError
 from referee.limits import DEFAULT_LIMITS, Limits, is_visible
 from referee.notation import Expression, looks_like_expression, parse_expression
+from referee.suggest import suggest_verb
 
 if TYPE_CHECKING:  # the verb type only; system.py needs nothing from here at run time
     from referee.system import Verb
@@ -416,7 +416,8 @@ def read_tag(
 
     ``verbs`` maps every verb word and alias to its :class:`~referee.system.Verb`. A tag
     that starts with dice notation needs no verb: ``[[d20]]`` rolls a d20 (the verb is
-    then None). An unknown verb is refused with the list of verbs and the closest one.
+    then None). An unknown verb is refused with the list of verbs and what the player
+    probably meant (see :mod:`referee.suggest`): a verb whose form the tag fits.
     """
     limits = context.limits
     canonical = list(dict.fromkeys(verb.name for verb in verbs.values()))
@@ -437,9 +438,9 @@ def read_tag(
         return verb, verb.parse(rest, context)
     if looks_like_expression(text):
         return None, RollDice(parse_expression(text, limits))
-    close = difflib.get_close_matches(word.casefold(), list(verbs), n=1)
-    hint = f" Did you mean {verbs[close[0]].name}?" if close else ""
-    usage = verbs[close[0]].usage if close else fallback
+    suggestion = suggest_verb(word, rest, verbs, context)
+    hint = suggestion.hint if suggestion else ""
+    usage = suggestion.usage if suggestion else fallback
     raise TagError(
         f"'{shorten(word, 20)}' is not a roll verb. Verbs: {', '.join(canonical)}.{hint}", usage
     )

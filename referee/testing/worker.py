@@ -121,7 +121,8 @@ def worker_env(server: FakeReddit, environ: Mapping[str, str] | None = None) -> 
 class Live:
     """A FakeReddit, a campaign on disk and a worker on both; ``restart`` is a new process.
 
-    ``reddit`` adds lines to the ``[reddit]`` table; ``sheets`` are stored as approved;
+    ``reddit`` adds lines to the ``[reddit]`` table; ``sheets`` are stored as approved in
+    a campaign of ``system`` under ``rulings``;
     ``gms`` are passed to the Referee; other keywords go to :class:`Worker`, but
     ``page_size``, which goes to :class:`RedditForum`.
     """
@@ -134,6 +135,8 @@ class Live:
         *,
         subreddits: Iterable[str] = (SUB,),
         sheets: Iterable[Mapping[str, Any]] = (),
+        system: str = "stepped",
+        rulings: Mapping[str, Any] | None = None,
         **worker: Any,
     ) -> None:
         self.server = server
@@ -141,6 +144,7 @@ class Live:
         self.reddit_config = reddit
         self.subreddits = tuple(subreddits)
         self.sheets = tuple(sheets)
+        self.system, self.rulings = system, rulings
         self.worker_options = worker
         self.sessions: list[requests.Session] = []
         self.campaign: Campaign | None = None
@@ -150,7 +154,9 @@ class Live:
         """Open the campaign (rewriting config.toml) and make a new worker on it."""
         extra = reddit_section(self.server, self.reddit_config, subreddits=self.subreddits)
         sheets = () if self.campaign is not None else self.sheets  # only into a new store
-        self.campaign = make_campaign(self.folder, sheets, extra_config=extra)
+        self.campaign = make_campaign(
+            self.folder, sheets, extra_config=extra, system=self.system, rulings=self.rulings
+        )
         http = requests.Session()
         self.sessions.append(http)
         settings = {k: v for k, v in self.server.praw_settings().items() if "_url" not in k}

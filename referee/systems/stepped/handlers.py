@@ -68,7 +68,8 @@ class Fleet:
         """The store key of the craft ``name`` means; UnknownName if none."""
         found = self._index.resolve(character_key(name))
         if found is None or found not in self._table:
-            raise UnknownName(f"No vehicle or ship is named '{name}'.")
+            hint = self._roster.suggestion(character_key(name))
+            raise UnknownName(f"No vehicle or ship is named '{name}'.{hint}")
         return found
 
     def find_vehicle(self, name: str) -> Vehicle:

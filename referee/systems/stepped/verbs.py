@@ -31,7 +31,7 @@ USAGE_OF = {
     "shoot": "[[shoot Kara -> Trooper 1 head with blaster pistol unaware env 1 +2]]",
     "melee": "[[melee Dax -> Trooper 2 left arm subdue with stun baton -1]]",
     "cast": "[[cast Kara Telekinesis +1]]",
-    "stat": "[[stat X-Wing armour]] or [[stat Speeder 1 speed vs X-Wing +1]]",
+    "stat": "[[stat Kestrel armour]] or [[stat Kestrel sensors vs Dune Crawler +1]]",
     "npc": "[[npc Trooper 4 as trooper]] or [[npc Bandit: str 2, agi 3, end 2, per 2, named]]",
     "wound": "[[wound Trooper 1 +1]] or [[wound Kara -1]]",
     "heal": "[[heal Kara]] (every wound) or [[heal Kara 1]]",
@@ -317,7 +317,7 @@ def parse_vehicle_stat(rest: str, context: ParseContext) -> VehicleStat:
     words = own.split()
     take = 2 if len(words) > 2 and " ".join(words[-2:]).casefold() == "weapon power" else 1
     if len(words) <= take:
-        raise TagError("Name the vehicle and then the parameter, like 'X-Wing armour'.", usage)
+        raise TagError("Name the vehicle and then the parameter, like 'Kestrel armour'.", usage)
     name = name_argument(" ".join(words[:-take]), "vehicle", usage, limits)
     against = name_argument(other, "opponent", usage, limits) if versus else None
     return VehicleStat(name, " ".join(words[-take:]).casefold(), against, modifier)

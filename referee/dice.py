@@ -19,12 +19,12 @@ Rules never touch :mod:`random`. They take a :class:`DiceSource` and call
 from __future__ import annotations
 
 import hashlib
-import hmac
 import random
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from functools import lru_cache
+from typing import Any, Protocol
 
 from .errors import UserError
 
@@ -158,31 +158,57 @@ class HmacDice:
     True
     """
 
+    __slots__ = ("_block", "_keys", "_prefix", "_words")
+
     _SPACE = 1 << 64
     _WORDS = struct.Struct(">4Q")  # a SHA-256 digest read as four big-endian 64-bit words
 
     def __init__(self, secret: bytes, post: str, tag_index: int) -> None:
-        # The keyed state after the prefix is computed once; each block copies it.
-        self._keyed = hmac.new(secret, f"{post}:{tag_index}:".encode(), hashlib.sha256)
+        self._keys = _hmac_keys(secret)
+        self._prefix = f"{post}:{tag_index}:"
         self._block = 0
         self._words: list[int] = []
 
     def _word(self) -> int:
         if not self._words:
-            block = self._keyed.copy()
-            block.update(str(self._block).encode())
+            inner, outer = self._keys[0].copy(), self._keys[1].copy()
+            inner.update(f"{self._prefix}{self._block}".encode())
+            outer.update(inner.digest())
             self._block += 1
-            self._words = list(reversed(self._WORDS.unpack(block.digest())))
+            self._words = list(reversed(self._WORDS.unpack(outer.digest())))
         return self._words.pop()
 
     def roll(self, sides: int) -> int:
-        _check_sides(sides)
+        if sides < 1:
+            _check_sides(sides)
         # The largest multiple of `sides` below 2**64; words past it are redrawn.
         limit = self._SPACE - self._SPACE % sides
         while True:
             word = self._word()
             if word < limit:
                 return word % sides + 1
+
+
+@lru_cache(maxsize=16)
+def _hmac_keys(secret: bytes) -> tuple[Any, Any]:
+    """SHA-256 states keyed with HMAC's inner and outer pads (RFC 2104), made once a secret.
+
+    HMAC(key, m) = H((key ^ opad) || H((key ^ ipad) || m)): copying these two states and
+    feeding them ``m`` gives exactly :func:`hmac.new`'s digest, without re-deriving the
+    pads for every tag (a tag's dice cost one copy of each, not a new HMAC object).
+
+    >>> import hmac
+    >>> inner, outer = (state.copy() for state in _hmac_keys(b"k"))
+    >>> inner.update(b"m"); outer.update(inner.digest())
+    >>> outer.digest() == hmac.new(b"k", b"m", hashlib.sha256).digest()
+    True
+    """
+    block = hashlib.sha256().block_size
+    key = hashlib.sha256(secret).digest() if len(secret) > block else secret
+    key = key.ljust(block, b"\0")
+    inner = hashlib.sha256(bytes(byte ^ 0x36 for byte in key))
+    outer = hashlib.sha256(bytes(byte ^ 0x5C for byte in key))
+    return inner, outer
 
 
 class RecordingDice:

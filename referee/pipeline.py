@@ -391,6 +391,7 @@ class Referee:
         private: bool = False,
     ) -> int:
         added = 0
+        recorded = _iso(self.clock())  # one moment for the post's rolls
         for verdict, concerned in zip(verdicts, names, strict=True):
             if verdict.failed:
                 continue
@@ -410,7 +411,7 @@ class Referee:
                 kind=verdict.kind,
                 draws=verdict.draws,
                 outcome=outcome,
-                recorded=_iso(self.clock()),
+                recorded=recorded,
             )
             self.ledger.append(row)
             added += 1

@@ -119,7 +119,7 @@ def make_environment(
     from .notation_markdown import markdown, odds_note  # they escape with this module's md
 
     environment.filters["tree"] = markdown
-    environment.filters["odds_note"] = odds_note
+    environment.filters["odds_note"] = _NoteMemo(odds_note)
     environment.globals["honors_npc_stats"] = _reads(environment, "roster.md.j2", "npc_stats")
     for name, helper in (system.template_helpers() if system is not None else {}).items():
         # A callable is a filter (``{{ roll|roll }}``); a value is a global (``ladder``).
@@ -135,6 +135,30 @@ def _reads(environment: jinja2.Environment, template: str, variable: str) -> boo
     except jinja2.TemplateNotFound:
         return False
     return variable in source
+
+
+class _NoteMemo:
+    """A chance note remembered per odds object and total: the same few repeat all game.
+
+    The odds of a total come from a cache (one object per expression and total), so
+    they are looked up by identity, not by hashing their fractions; the object is kept
+    beside its note so a reused id cannot match.
+    """
+
+    def __init__(self, note: Any) -> None:
+        self._note = note
+        self._known: dict[tuple[int, Any], tuple[Any, str]] = {}
+
+    def __call__(self, odds: Any, total: Any) -> str:
+        key = (id(odds), total)
+        known = self._known.get(key)
+        if known is not None and known[0] is odds:
+            return known[1]
+        text = self._note(odds, total)
+        if len(self._known) >= 4096:
+            self._known.clear()
+        self._known[key] = (odds, text)
+        return text
 
 
 class Renderer:
@@ -194,21 +218,39 @@ class Renderer:
 
 
 class _Fast:
-    """A template rendered without Jinja's per-call merge of its globals into a new dict.
+    """A template rendered without Jinja's per-call setup: its globals merged, a context made.
 
-    ``Template.render`` copies every global into a fresh dict before each render; a
-    reply renders a template per verdict, so the merged globals are made once here and
-    each render starts from a shallow copy (half the cost of a small verdict's render).
+    ``Template.render`` copies every global into a fresh dict and builds a new
+    ``Context`` (with its evaluation context and block table) before each render; a
+    reply renders a template per verdict, and that setup cost as much as a small
+    verdict's own text. Here the merged globals are made once, and a finished render's
+    context is kept and reset for the next: its variables, exported names, blocks (an
+    ``{% extends %}`` adds to them) and evaluation state start as a new one's would.
+    A render that starts while another is under way (a thread, a filter that renders)
+    gets a context of its own.
     """
 
     def __init__(self, template: jinja2.Template) -> None:
         self._template = template
         self._globals = dict(template.globals)
         self._concat = template.environment.concat
+        self._idle: list[Any] = []  # contexts of finished renders, ready for reuse
+        self._eval_state = dict(template.new_context().eval_ctx.__dict__)
 
     def render(self, **variables: Any) -> str:
         """What ``Template.render(**variables)`` returns."""
-        context = self._globals.copy()
-        context.update(variables)
+        parent = self._globals.copy()
+        parent.update(variables)
         template = self._template
-        return self._concat(template.root_render_func(template.new_context(context, shared=True)))
+        if self._idle:
+            context = self._idle.pop()
+            context.parent = parent
+            context.vars = {}
+            context.exported_vars = set()
+            context.blocks = {name: [block] for name, block in template.blocks.items()}
+            context.eval_ctx.__dict__.update(self._eval_state)
+        else:
+            context = template.new_context(parent, shared=True)
+        text = self._concat(template.root_render_func(context))
+        self._idle.append(context)
+        return text

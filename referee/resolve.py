@@ -231,6 +231,9 @@ def unique_prefix(key: str, keys: Iterable[str]) -> str | None:
     return starting[0] if len(starting) == 1 else None
 
 
+_KNOWN_NAMES = "referee.known_names"  # Context.known_names's entry in the run's cache
+
+
 @dataclass
 class Context:
     """What a resolver may read and change while resolving one tag."""
@@ -266,9 +269,16 @@ class Context:
     def known_names(self) -> frozenset[str]:
         """Names a tag may hold: characters, and keys of the system's named tables."""
         names = self.roster.known_names
-        for table in getattr(self.system, "named_tables", ()):
-            names = names | frozenset(self.table(table).keys())
-        return names
+        tables = getattr(self.system, "named_tables", ())
+        if not tables:
+            return names
+        extra = frozenset().union(*(self.table(table).keys() for table in tables))
+        # The union copies the whole roster: made once, kept while both sides stay the same.
+        known = self.cache.get(_KNOWN_NAMES)
+        if known is None or known[0] is not names or known[1] != extra:
+            known = (names, extra, names | extra)
+            self.cache[_KNOWN_NAMES] = known
+        return known[2]
 
 
 def require_gm(context: Context, doing: str) -> None:

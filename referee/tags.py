@@ -420,7 +420,6 @@ def read_tag(
     probably meant (see :mod:`referee.suggest`): a verb whose form the tag fits.
     """
     limits = context.limits
-    canonical = list(dict.fromkeys(verb.name for verb in verbs.values()))
     fallback = verbs["roll"].usage if "roll" in verbs else DICE_USAGE
     if len(text) > limits.max_tag_chars:
         raise TagError(
@@ -438,6 +437,7 @@ def read_tag(
         return verb, verb.parse(rest, context)
     if looks_like_expression(text):
         return None, RollDice(parse_expression(text, limits))
+    canonical = list(dict.fromkeys(verb.name for verb in verbs.values()))
     suggestion = suggest_verb(word, rest, verbs, context)
     hint = suggestion.hint if suggestion else ""
     usage = suggestion.usage if suggestion else fallback

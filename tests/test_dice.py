@@ -28,6 +28,19 @@ def test_hmac_dice_follow_the_published_derivation(sides):
     assert expected == actual
 
 
+@pytest.mark.parametrize("length", [0, 1, 32, 63, 64, 65, 200])
+def test_hmac_dice_follow_hmac_over_several_blocks_for_any_secret_length(length):
+    """Every die of a long roll is HMAC-SHA256's, block after block, whatever the secret's size."""
+    secret = bytes(range(256))[:length]
+    words = []
+    for block in range(4):
+        digest = hmac.new(secret, f"t1_q:2:{block}".encode(), hashlib.sha256).digest()
+        words += [int.from_bytes(digest[at : at + 8], "big") for at in range(0, 32, 8)]
+    expected = [word % 8 + 1 for word in words]  # 2**64 is a multiple of 8: nothing redrawn
+    dice = HmacDice(secret, "t1_q", 2)
+    assert expected == [dice.roll(8) for _ in words]
+
+
 def test_hmac_dice_differ_by_secret_post_and_index():
     """Changing any of secret, post or tag index changes the dice."""
 

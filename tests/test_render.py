@@ -95,3 +95,29 @@ def test_templates_are_looked_up_in_the_campaign_then_the_system_then_the_core(t
             "referee/templates/verdict_application.md.j2"
         ),
     )
+
+
+def test_a_gms_template_renders_the_same_every_time_its_context_is_reused(tmp_path):
+    """A verdict template with set, extends and blocks gives each verdict its own text."""
+    from referee.dice import FixedDice
+    from referee.notation import parse_expression, roll_expression
+    from referee.render import Renderer
+    from referee.tags import Tag
+    from referee.verdicts import Verdict
+
+    (tmp_path / "base.md.j2").write_text("[{% block body %}base{% endblock %}]")
+    (tmp_path / "verdict_dice.md.j2").write_text(
+        "{% extends 'base.md.j2' %}{% block body %}{% set t = v.result.total %}"
+        "{{ v.roll_id }}={{ t }}{{ super() }}{% endblock %}"
+    )
+    renderer = Renderer(tmp_path)
+
+    def verdict(face, rid):
+        rolled = roll_expression(parse_expression("1d6"), FixedDice([face]))
+        return renderer._verdict(Verdict(Tag(0, "roll 1d6"), rid, "dice", rolled), compact=False)
+
+    assert ["[a-1=3base]", "[b-1=5base]", "[a-1=3base]"] == [
+        verdict(3, "a-1"),
+        verdict(5, "b-1"),
+        verdict(3, "a-1"),
+    ]

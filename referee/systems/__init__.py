@@ -37,6 +37,7 @@ GROUP = "referee.systems"
 BUILT_IN: dict[str, str] = {
     "stepped": "referee.systems.stepped.system:SYSTEM",
     "edge": "referee.systems.edge.system:SYSTEM",
+    "pool": "referee.systems.pool.system:SYSTEM",
 }
 
 

@@ -221,16 +221,8 @@ def _after_botch(task: Task, member: str, rulings: PoolRulings) -> tuple[Task, T
     return replace(task, tally=0, contributions=contributions), TaskEvent.RESET
 
 
-def roll_extended(
-    request: RollRequest, actor: Actor | None, task: Task, table: Table, dice: DiceSource
-) -> ExtendedVerdict:
-    """One roll toward ``task``; RuleViolation (nothing rolled) if it may not be made.
-
-    Net successes add to the tally (a failure adds 0). A turn begins with a roll, and
-    for a team it ends when a member rolls again. When the last allowed turn is over
-    short of the target, the task fails.
-    """
-    member = actor.sheet.name if actor else request.roller.strip()
+def _begin_turn(task: Task, member: str) -> tuple[Task, bool]:
+    """``task`` with ``member``'s turn begun; RuleViolation if he may not act on it now."""
     if not member:
         raise RuleViolation("An extended task needs a named roller: roll for a character.")
     _refuse_closed(task.name, task.status, "task")
@@ -247,23 +239,24 @@ def roll_extended(
         raise RuleViolation(
             f"{task.name} has used its {task.turn_limit} turns: the GM closes it or opens anew."
         )
-    plan = plan_roll(request, actor, table)
-    roll = roll_plan(plan, table.rulings, dice)
-    after = replace(
-        task,
-        turn=turn,
-        rolled_this_turn=(member,) if new_turn else (*task.rolled_this_turn, member),
-    )
-    if roll.botch:
-        after, event = _after_botch(after, member, table.rulings)
+    rolled = (member,) if new_turn else (*task.rolled_this_turn, member)
+    return replace(task, turn=turn, rolled_this_turn=rolled), new_turn
+
+
+def _advance(
+    after: Task, member: str, net: int, botch: bool, rulings: PoolRulings
+) -> tuple[Task, TaskEvent]:
+    """The task once ``member``'s roll (``net`` successes, or a botch) is counted."""
+    if botch:
+        after, event = _after_botch(after, member, rulings)
         # A member who only botched is still a member: the turn waits for him too.
         shares = {member: 0, **after.contributions}
         after = replace(after, contributions=shares)
     else:
-        share = after.contributions.get(member, 0) + roll.net
+        share = after.contributions.get(member, 0) + net
         after = replace(
             after,
-            tally=after.tally + roll.net,
+            tally=after.tally + net,
             contributions={**after.contributions, member: share},
         )
         event = TaskEvent.PROGRESS
@@ -275,8 +268,39 @@ def roll_extended(
     )
     if after.status is Status.OPEN and after.turn == after.turn_limit and turn_over:
         after, event = replace(after, status=Status.FAILED), TaskEvent.OUT_OF_TURNS
+    return after, event
+
+
+def roll_extended(
+    request: RollRequest, actor: Actor | None, task: Task, table: Table, dice: DiceSource
+) -> ExtendedVerdict:
+    """One roll toward ``task``; RuleViolation (nothing rolled) if it may not be made.
+
+    Net successes add to the tally (a failure adds 0). A turn begins with a roll, and
+    for a team it ends when a member rolls again. When the last allowed turn is over
+    short of the target, the task fails.
+    """
+    member = actor.sheet.name if actor else request.roller.strip()
+    started, _ = _begin_turn(task, member)
+    plan = plan_roll(request, actor, table)
+    roll = roll_plan(plan, table.rulings, dice)
+    after, event = _advance(started, member, roll.net, roll.botch, table.rulings)
     changes = roll_changes(roll, request, actor) + changes_between("task", task.name, task, after)
     return ExtendedVerdict(roll, after, event, changes)
+
+
+def succeed_extended(
+    member: str, task: Task, rulings: PoolRulings, successes: int = 1
+) -> tuple[Task, TaskEvent, tuple[Change, ...]]:
+    """The GM's automatic success on ``task``: ``member``'s turn, ``successes`` added, no roll.
+
+    >>> task, event, _ = succeed_extended("Kara", open_task("dig", 1), PoolRulings())
+    >>> task.tally, event.value
+    (1, 'completed')
+    """
+    started, _ = _begin_turn(task, member.strip())
+    after, event = _advance(started, member.strip(), successes, False, rulings)
+    return after, event, changes_between("task", task.name, task, after)
 
 
 # ---------------------------------------------------------------------------

@@ -108,6 +108,25 @@ def band_chance(distribution: Mapping[int, Fraction], net: int, labels: int) -> 
     return at_least(distribution, labels)
 
 
+def band_chances(
+    distribution: Mapping[int, Fraction], labels: tuple[str, ...]
+) -> tuple[tuple[str, Fraction], ...]:
+    """Every band a roll may fall in, with its exact chance: botch, failure, each R-31 label.
+
+    Bands the roll cannot reach (a botch with Willpower) are left out.
+
+    >>> [(band, float(p)) for band, p in band_chances(net_distribution(1, 6), ("minimal",))]
+    [('botch', 0.1), ('failure', 0.4), ('minimal', 0.5)]
+    """
+    bands = [
+        ("botch", distribution.get(BOTCH, Fraction(0))),
+        ("failure", distribution.get(0, Fraction(0))),
+    ]
+    for net, label in enumerate(labels, 1):
+        bands.append((label, band_chance(distribution, net, len(labels))))
+    return tuple((band, chance) for band, chance in bands if chance)
+
+
 @lru_cache(maxsize=4096)
 def chance_of_band(
     dice: int, difficulty: int, willpower: bool, botch_forgiven: bool, net: int, labels: int

@@ -239,7 +239,9 @@ def _check_willpower(request: RollRequest, actor: Actor | None, rulings: PoolRul
             "In this campaign Willpower does not buy a success (ruling willpower_success = false)."
         )
     if not request.willpower_allowed:
-        raise RuleViolation("The GM has forbidden Willpower on this roll.")
+        raise RuleViolation(
+            "The GM has forbidden Willpower here (on this roll, or in this thread)."
+        )
     if actor is None:
         raise RuleViolation("A bare pool has no Willpower to spend: roll for a character.")
     state, sheet = actor.state, actor.sheet

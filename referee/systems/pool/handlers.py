@@ -1,0 +1,338 @@
+"""Resolving ``pool`` rolls in a campaign: rules engine in, stored characters and threads out.
+
+Each resolver finds the characters through the core (``require_control``: approved,
+and the poster's own unless he is a GM), reads the thread's state (standing
+difficulty, tasks, contests, half-declared resisted rolls; :mod:`.threads`), asks the
+pure engine (:mod:`.rolls`, :mod:`.contests`) and writes the engine's changes back
+through ``context.roster`` and ``context.table``, so a refused tag writes nothing.
+
+A post is a turn: Willpower's "one a turn" (R-32) is one point a post per character.
+The GM's verbs are in :mod:`.gm`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from referee.dice import DiceSource
+from referee.errors import RuleViolation, UnknownName
+from referee.resolve import Context, require_control, require_gm
+from referee.system import Resolution
+from referee.systems.changes import Change, find_name
+
+from .character import PoolCharacter
+from .contests import (
+    Contest,
+    ResistedVerdict,
+    Task,
+    TaskEvent,
+    resolve_resisted,
+    roll_contest,
+    roll_extended,
+)
+from .rolls import ActionsVerdict, Actor, Plan, PoolRoll, RollRequest, Table, plan_roll
+from .rolls import resolve_actions as engine_actions
+from .rolls import resolve_roll as engine_roll
+from .tags import Act, Resist, Roll
+from .threads import THREADS, Pending, ThreadState
+
+
+@dataclass(frozen=True)
+class RollShown:
+    """One roll, and the task it counted toward if any."""
+
+    roll: PoolRoll
+    labels: tuple[str, ...]  # the campaign's R-31 labels, for the odds of every band
+    task: Task | None = None  # the task after the roll
+    event: TaskEvent | None = None
+    points_left: int | None = None  # the roller's Willpower points after a point was spent
+
+
+@dataclass(frozen=True)
+class ActionsShown:
+    """Several actions of one character in one turn."""
+
+    roller: str
+    labels: tuple[str, ...]
+    actions: ActionsVerdict
+    declared: int  # actions declared (the multiple-actions penalty counts them)
+    points_left: int | None = None
+
+
+@dataclass(frozen=True)
+class ResistShown:
+    """A resisted roll: both sides, who won, and the contest it was a turn of, if any."""
+
+    sides: tuple[str, str]
+    labels: tuple[str, ...]
+    verdict: ResistedVerdict
+    contest: Contest | None = None
+
+
+@dataclass(frozen=True)
+class PendingShown:
+    """One side declared; the roll waits for the opponent's side."""
+
+    roller: str
+    opponent: str
+    plan: Plan
+    replaced: bool  # an earlier declaration of the same pair was replaced
+
+
+# ------------------------------------------------------------------- shared helpers
+
+
+def thread_state(context: Context) -> ThreadState:
+    """The state of the post's thread (empty if it has none yet)."""
+    return ThreadState.from_dict(context.table(THREADS).get(context.post.thread))
+
+
+def save_thread(context: Context, state: ThreadState) -> None:
+    context.table(THREADS).put(context.post.thread, state.to_dict())
+
+
+def engine_table(context: Context, state: ThreadState) -> Table:
+    """The campaign's rules with the thread's standing difficulty and the run's limits."""
+    table: Table = context.rules
+    return replace(table, standing_difficulty=state.difficulty, limits=context.limits)
+
+
+def store(context: Context, character: PoolCharacter | None, changes: tuple[Change, ...]) -> None:
+    """Write the engine's changes to ``character`` (those addressed to others are skipped)."""
+    if character is None:
+        return
+    mine = tuple(c for c in changes if c.name == character.name and c.subject != "task")
+    if mine:
+        context.roster.update(character.changed(mine))
+
+
+def _prepared(context: Context, request: RollRequest, state: ThreadState) -> RollRequest:
+    """The request as this post and thread make it: its turn, the GM's Willpower ban."""
+    return replace(
+        request,
+        turn=request.turn or context.post.fullname,
+        willpower_allowed=state.willpower_allowed,
+    )
+
+
+def _actor(context: Context, name: str, doing: str) -> PoolCharacter | None:
+    return require_control(context, name, doing) if name else None
+
+
+def _points_left(before: PoolCharacter | None, changes: tuple[Change, ...]) -> int | None:
+    for change in changes:
+        if before is not None and change.key == "willpower_points" and change.name == before.name:
+            return int(change.after)  # type: ignore[call-overload]
+    return None
+
+
+def find_task(state: ThreadState, name: str) -> Task:
+    """The thread's task ``name`` means; UnknownName listing the thread's tasks."""
+    if not state.tasks:
+        raise UnknownName(
+            f"This thread has no extended task; a GM opens one with [[task {name} target 10]]."
+        )
+    names = [task.name for task in state.tasks.values()]
+    return state.tasks[
+        find_name(name, names, "task of this thread", "tasks of this thread").casefold()
+    ]
+
+
+# -------------------------------------------------------------------------- the verbs
+
+
+def resolve_roll(request: Roll, context: Context, dice: DiceSource) -> Resolution:
+    """One roll: a character's traits, a bare pool, or a roll on an extended task."""
+    state = thread_state(context)
+    character = _actor(context, request.side.roller, "roll")
+    actor: Actor | None = character.actor if character else None
+    roll_request = _prepared(context, request.side.request, state)
+    if character is not None:
+        roll_request = replace(roll_request, roller=character.name)
+    table = engine_table(context, state)
+    if request.task is None:
+        verdict = engine_roll(roll_request, actor, table, dice)
+        store(context, character, verdict.changes)
+        shown = RollShown(
+            verdict.roll, table.rulings.labels, points_left=_points_left(character, verdict.changes)
+        )
+        return Resolution("roll", shown, verdict.roll.chance)
+    task = find_task(state, request.task)
+    extended = roll_extended(roll_request, actor, task, table, dice)
+    store(context, character, extended.changes)
+    tasks = {**state.tasks, task.name.casefold(): extended.task}
+    save_thread(context, replace(state, tasks=tasks))
+    shown = RollShown(
+        extended.roll,
+        table.rulings.labels,
+        extended.task,
+        extended.event,
+        _points_left(character, extended.changes),
+    )
+    return Resolution("roll", shown, extended.roll.chance)
+
+
+def resolve_act(request: Act, context: Context, dice: DiceSource) -> Resolution:
+    """Several actions declared together (R-34): each pool loses the multiple-action dice."""
+    state = thread_state(context)
+    character: PoolCharacter = require_control(context, request.roller, "act")
+    requests = [
+        replace(_prepared(context, r, state), roller=character.name) for r in request.requests
+    ]
+    table = engine_table(context, state)
+    verdict = engine_actions(requests, character.actor, table, dice)
+    store(context, character, verdict.changes)
+    shown = ActionsShown(
+        character.name,
+        table.rulings.labels,
+        verdict,
+        len(requests),
+        _points_left(character, verdict.changes),
+    )
+    return Resolution("actions", shown)
+
+
+def _opponent(
+    context: Context, name: str, request: RollRequest
+) -> tuple[PoolCharacter | None, str]:
+    """The opposing side a poster declares in full: a character he controls, or (a GM's)
+    nameless pool for someone without a sheet (``vs the door 5``)."""
+    try:
+        return require_control(context, name, "roll"), ""
+    except UnknownName:
+        if request.pool.dice is None:
+            raise
+        require_gm(context, "roll a pool for someone without a sheet")
+        return None, name
+
+
+def resolve_resist(request: Resist, context: Context, dice: DiceSource) -> Resolution:
+    """A resisted roll: both sides now, or one side now and the other when declared."""
+    state = thread_state(context)
+    first = require_control(context, request.first.roller, "roll")
+    first_request = replace(_prepared(context, request.first.request, state), roller=first.name)
+    table = engine_table(context, state)
+    if request.second is None:
+        opponent = context.roster.find(request.opponent)
+        waiting = next(
+            (
+                p
+                for p in state.pending
+                if p.roller.casefold() == opponent.name.casefold()
+                and p.opponent.casefold() == first.name.casefold()
+            ),
+            None,
+        )
+        if waiting is None:
+            return _declare(context, state, table, first, first_request, opponent.name)
+        state = replace(state, pending=tuple(p for p in state.pending if p is not waiting))
+        declared = context.roster.find(waiting.roller)
+        sides: list[tuple[PoolCharacter | None, RollRequest, str]] = [
+            (declared, waiting.request, declared.name),
+            (first, first_request, first.name),
+        ]
+    else:
+        second, nameless = _opponent(context, request.opponent, request.second)
+        second_request = _prepared(context, request.second, state)
+        second_name = second.name if second else nameless
+        second_request = replace(second_request, roller=second_name)
+        sides = [(first, first_request, first.name), (second, second_request, second_name)]
+    return _resisted(context, state, table, sides, dice)
+
+
+def _declare(
+    context: Context,
+    state: ThreadState,
+    table: Table,
+    character: PoolCharacter,
+    request: RollRequest,
+    opponent: str,
+) -> Resolution:
+    """Keep one side's declaration until the opponent's owner declares his."""
+    if opponent.casefold() == character.name.casefold():
+        raise RuleViolation(f"{character.name} cannot resist {character.name}.")
+    plan = plan_roll(request, character.actor, table)  # refused now, not when the other rolls
+    kept = tuple(
+        p
+        for p in state.pending
+        if (p.roller.casefold(), p.opponent.casefold())
+        != (character.name.casefold(), opponent.casefold())
+    )
+    pending = Pending(character.name, opponent, request, context.post.fullname)
+    save_thread(context, replace(state, pending=(*kept, pending)))
+    shown = PendingShown(character.name, opponent, plan, len(kept) < len(state.pending))
+    return Resolution("pending", shown)
+
+
+def _resisted(
+    context: Context,
+    state: ThreadState,
+    table: Table,
+    sides: list[tuple[PoolCharacter | None, RollRequest, str]],
+    dice: DiceSource,
+) -> Resolution:
+    """Roll both sides (in order), as a turn of the pair's open contest if they have one."""
+    names = {sides[0][2].casefold(), sides[1][2].casefold()}
+    contest = next(
+        (c for c in state.open_contests if {s.casefold() for s in c.sides} == names), None
+    )
+    if contest is None:
+        (one, one_request, _), (two, two_request, _) = sides
+        verdict = resolve_resisted(
+            one_request,
+            one.actor if one else None,
+            two_request,
+            two.actor if two else None,
+            table,
+            dice,
+        )
+    else:
+        if sides[0][2].casefold() != contest.sides[0].casefold():
+            sides = [sides[1], sides[0]]
+        (one, one_request, _), (two, two_request, _) = sides
+        verdict = roll_contest(
+            one_request,
+            one.actor if one else None,
+            two_request,
+            two.actor if two else None,
+            contest,
+            table,
+            dice,
+        )
+        assert verdict.contest is not None
+        contests = {**state.contests, contest.name.casefold(): verdict.contest}
+        state = replace(state, contests=contests)
+    save_thread(context, state)
+    for character, _, _ in sides:
+        if character is not None:
+            store(context, context.roster.find(character.name), verdict.changes)
+    shown = ResistShown((sides[0][2], sides[1][2]), table.rulings.labels, verdict, verdict.contest)
+    winner = verdict.winner
+    chance = verdict.chances[0 if winner == 0 else 2 if winner == 1 else 1]
+    return Resolution("resisted", shown, chance)
+
+
+@dataclass(frozen=True)
+class EncounterEnd:
+    """What ``[[end encounter]]`` dropped in the thread: the standing difficulty, the
+    resisted rolls still waiting for a side (tasks and contests stay until closed)."""
+
+    difficulty: int | None
+    willpower_was_forbidden: bool
+    dropped: tuple[tuple[str, str], ...]  # (declaring character, opponent) of each
+
+    def __bool__(self) -> bool:
+        return self.difficulty is not None or self.willpower_was_forbidden or bool(self.dropped)
+
+
+def end_encounter(context: Context) -> EncounterEnd:
+    """The thread's standing difficulty and waiting declarations go; tasks stay open."""
+    state = thread_state(context)
+    end = EncounterEnd(
+        state.difficulty,
+        not state.willpower_allowed,
+        tuple((p.roller, p.opponent) for p in state.pending),
+    )
+    if end:
+        save_thread(context, replace(state, difficulty=None, willpower_allowed=True, pending=()))
+    return end

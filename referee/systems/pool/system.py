@@ -1,0 +1,386 @@
+"""The ``pool`` system as the core sees it: :data:`SYSTEM`, a :class:`referee.system.System`.
+
+This module only assembles: the campaign's rulings (R-29..R-38 and the trait lists,
+all in ``[rulings]``), the verbs (parsers of :mod:`.tags`, resolvers of
+:mod:`.handlers` and :mod:`.gm`), the sheet (:mod:`.character`), the roster view,
+the exact odds the conformance kit checks, and the templates in ``templates/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, ClassVar
+
+from referee.campaign import seed_table
+from referee.errors import ConfigError
+from referee.resolve import Context
+from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb
+from referee.systems.options import read_options
+from referee.systems.validation import problems_message
+
+from . import gm, handlers, odds, tags
+from .character import PoolCharacter, PoolSheet
+from .contests import Contest, Task
+from .odds_cases import odds_cases
+from .rolls import Die, Face, PoolRoll, Table
+from .rulings import PoolRulings
+from .sheet import DEFAULT_ABILITIES, DEFAULT_ATTRIBUTES, TraitLists
+from .threads import CAMPAIGN, THREADS, SessionState, ThreadState
+
+SHEETS_NAME = "characters.toml"
+
+
+@dataclass(frozen=True)
+class CampaignRulings(PoolRulings):
+    """Everything ``[rulings]`` sets for a ``pool`` campaign: R-29..R-38 and the trait lists.
+
+    The seed names no traits, so the campaign does (default: the Storyteller family's).
+    """
+
+    attributes: tuple[str, ...] = field(default=DEFAULT_ATTRIBUTES, metadata={"length": (1, 30)})
+    abilities: tuple[str, ...] = field(default=DEFAULT_ABILITIES, metadata={"length": (0, 80)})
+
+    @property
+    def lists(self) -> TraitLists:
+        """The trait lists, names folded as tags compare them."""
+        return TraitLists(
+            tuple(" ".join(name.split()).casefold() for name in self.attributes),
+            tuple(" ".join(name.split()).casefold() for name in self.abilities),
+        )
+
+
+def read_rulings(table: Mapping[str, Any]) -> CampaignRulings:
+    """``[rulings]`` -> the rulings; ConfigError naming every bad key, value and list."""
+    rulings = read_options(CampaignRulings, table, "pool")
+    problems = rulings.lists.problems()
+    if problems:
+        raise ConfigError(problems_message("The pool rulings in config.toml", problems, "have"))
+    return rulings
+
+
+def _verb(name: str, parse: Any, resolve: Any, usage: str, **fields: Any) -> Verb:
+    return Verb(name, parse, resolve, usage_text=usage, **fields)
+
+
+VERBS = (
+    _verb(
+        "roll",
+        tags.parse_roll,
+        handlers.resolve_roll,
+        tags.ROLL_USAGE,
+        form="roll [<character>] <attribute>[+<ability>] or <N> [+N/-N] [diff N] [willpower] "
+        "[reflexive] [on <task>]",
+        help="a d10 pool against a difficulty (default 6): successes, 1s cancel, botches",
+        example="roll Kara dexterity+stealth diff 7",
+        claims=tags.claims,
+    ),
+    _verb(
+        "act",
+        tags.parse_act,
+        handlers.resolve_act,
+        tags.ACT_USAGE,
+        form="act <character> [N or <attribute>]: <pool> [options], <pool> [options], ...",
+        help="several actions in one turn: N actions lose N, N+1, ... dice (reflexive ones none)",
+        example="act Kara 2: dexterity+brawl, dexterity+dodge",
+    ),
+    _verb(
+        "resist",
+        tags.parse_resist,
+        handlers.resolve_resist,
+        tags.RESIST_USAGE,
+        form="resist <character> <pool> [options] vs <opponent> [<pool> [options]]",
+        help="a resisted roll: the higher net wins the surplus; name only the opponent and "
+        "his side rolls when it is declared",
+        example="resist Kara dexterity+stealth vs Guard perception+alertness",
+    ),
+    _verb(
+        "difficulty",
+        tags.parse_difficulty,
+        gm.resolve_difficulty,
+        tags.DIFFICULTY_USAGE,
+        form="difficulty <2-10 or off> [no willpower]",
+        help="GM: the thread's standing difficulty (and whether Willpower may be spent)",
+        example="difficulty 7",
+        aliases=("diff",),
+        gm_only="set the standing difficulty",
+    ),
+    _verb(
+        "success",
+        tags.parse_success,
+        gm.resolve_success,
+        tags.SUCCESS_USAGE,
+        form="success <character> [on <task>]",
+        help="GM: an automatic success, no roll (one success on a task)",
+        example="success Kara",
+        gm_only="grant an automatic success",
+    ),
+    _verb(
+        "session",
+        tags.parse_session,
+        gm.resolve_session,
+        tags.SESSION_USAGE,
+        form="session",
+        help="GM: a new session starts; every free botch comes back (R-33)",
+        example="session",
+        gm_only="start a session",
+    ),
+    _verb(
+        "task",
+        tags.parse_task,
+        gm.resolve_task,
+        tags.TASK_USAGE,
+        form="task <name> target N [turns N] [team [<character>, ...]]",
+        help="GM: opens an extended task; rolls on it add their net successes to its tally",
+        example="task the vault target 10 turns 5",
+        gm_only="open an extended task",
+    ),
+    _verb(
+        "teamwork",
+        tags.parse_teamwork,
+        gm.resolve_teamwork,
+        tags.TEAMWORK_USAGE,
+        form="teamwork <task>[: <character>, ...]",
+        help="GM: several characters roll on one task, onto one tally (R-37)",
+        example="teamwork the vault",
+        gm_only="allow teamwork",
+    ),
+    _verb(
+        "contest",
+        tags.parse_contest,
+        gm.resolve_contest,
+        tags.CONTEST_USAGE,
+        form="contest [<name>:] <character> vs <character> target N",
+        help="GM: opens a resisted + extended contest; each resisted roll's surplus accrues",
+        example="contest arm wrestling: Kara vs Guard target 5",
+        gm_only="open a contest",
+    ),
+    _verb(
+        "close",
+        tags.parse_close,
+        gm.resolve_close,
+        tags.CLOSE_USAGE,
+        form="close <task or contest>",
+        help="GM: closes a task or contest of the thread, whatever its tally",
+        example="close the vault",
+        gm_only="close a task or contest",
+    ),
+    _verb(
+        "set",
+        tags.parse_set,
+        gm.resolve_set,
+        tags.SET_USAGE,
+        form="set <character> <trait, willpower, humanity or points> <N, +N or -N>[, ...]",
+        help="GM: edits ratings and Willpower points (points come back this way)",
+        example="set Kara points 4",
+        gm_only="edit traits, Willpower points and Humanity",
+    ),
+    _verb(
+        "counter",
+        tags.parse_counter,
+        gm.resolve_counter,
+        tags.COUNTER_USAGE,
+        form="counter <character> <counter> <N, +N, -N, a note, or clear>",
+        help="GM: a free-form counter on the roster (health, blood, notes)",
+        example="counter Kara health -1",
+        gm_only="keep counters",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class CharacterRow:
+    """One approved character as the roster shows it."""
+
+    name: str
+    owner: str | None
+    traits: tuple[tuple[str, int], ...]  # rated above 0, in the campaign's order
+    willpower: int
+    points: int
+    humanity: int
+    free_botch_used: bool
+    counters: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class ThreadRow:
+    """A thread's open tasks and contests, and its standing difficulty."""
+
+    thread: str
+    difficulty: int | None
+    tasks: tuple[Task, ...]
+    contests: tuple[Contest, ...]
+
+
+@dataclass(frozen=True)
+class RosterView:
+    """What ``roster.md.j2`` receives."""
+
+    campaign: str
+    players: tuple[CharacterRow, ...]
+    npcs: tuple[CharacterRow, ...]
+    session: int  # sessions the GM started
+    threads: tuple[ThreadRow, ...]
+
+
+SHEET = PoolSheet()
+
+
+def _row(record: Mapping[str, Any], lists: TraitLists) -> CharacterRow:
+    character: PoolCharacter = SHEET.from_record(record["sheet"])
+    sheet, state = character.sheet, character.state
+    order = (*lists.attributes, *lists.abilities)
+    traits = [(t, sheet.traits[t]) for t in order if sheet.traits.get(t)]
+    traits += [(t, v) for t, v in sheet.traits.items() if t not in order and v]
+    return CharacterRow(
+        sheet.name,
+        record.get("owner"),
+        tuple(traits),
+        sheet.willpower,
+        state.willpower_points,
+        sheet.humanity,
+        state.free_botch_used,
+        tuple(state.counters.items()),
+    )
+
+
+def _dice(roll: PoolRoll) -> str:
+    """Every die, marked: a success in bold, a 1 as ~~1~~, a cancelled success struck."""
+    return ", ".join(_die(die) for die in roll.dice)
+
+
+def _die(die: Die) -> str:
+    if die.face is Face.SUCCESS:
+        return f"~~{die.value}~~" if die.cancelled else f"**{die.value}**"
+    if die.face is Face.ONE:
+        return "~~1~~" if die.cancelled else "*1*"
+    return str(die.value)
+
+
+def _bands(roll: PoolRoll, labels: tuple[str, ...]) -> tuple[tuple[str, Fraction], ...]:
+    """The exact chance of each band ``roll`` could have fallen in (see odds.band_chances)."""
+    return odds.band_chances(roll.distribution, labels)
+
+
+def roster_view(campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]) -> RosterView:
+    """The approved characters, the session, and each thread's open tasks and contests."""
+    lists = CampaignRulings().lists  # the order traits are shown in; others follow
+    records = [r for r in tables.get("characters", ()) if r.get("approved")]
+    rows = [(r, _row(r, lists)) for r in records]
+    sessions = list(tables.get(CAMPAIGN, ()))
+    session = SessionState.from_dict(sessions[0]) if sessions else SessionState()
+    threads = []
+    for record in tables.get(THREADS, ()):
+        state = ThreadState.from_dict(record)
+        if state.open_tasks or state.open_contests:
+            threads.append(ThreadRow("", state.difficulty, state.open_tasks, state.open_contests))
+    return RosterView(
+        campaign,
+        tuple(row for r, row in rows if r["sheet"].get("kind", "pc") == "pc"),
+        tuple(row for r, row in rows if r["sheet"].get("kind", "pc") != "pc"),
+        session.number,
+        tuple(threads),
+    )
+
+
+class Pool:
+    """Seed 000: Storyteller d10 pools, botches, Willpower, multiple, extended, resisted and
+    team actions."""
+
+    name = "pool"
+    version = "1"
+    description = "d10 pools against a difficulty: successes, 1s cancel, botches, Willpower"
+    seed = "seed 000 (RULES.md §2)"
+    verbs = VERBS
+    sheet = SHEET
+    rulings_type = CampaignRulings
+    tables = (THREADS, CAMPAIGN)
+    named_tables: tuple[str, ...] = ()
+    table_sheets: ClassVar[Mapping[str, Any]] = {}
+    templates = Path(__file__).resolve().parent / "templates"
+
+    def read_rulings(self, table: Mapping[str, Any]) -> CampaignRulings:
+        return read_rulings(table)
+
+    def load_rules(self, rulings: CampaignRulings, campaign: CampaignFiles) -> Table:
+        """The rulings and the trait lists, as every roll reads them."""
+        return Table(rulings, rulings.lists)
+
+    def seed_store(self, campaign: CampaignFiles, rules: Table, store: Any) -> None:
+        """A new store starts from the sheets in the data folder's characters.toml."""
+        seed_table(
+            store,
+            campaign.data_dir / SHEETS_NAME,
+            "character",
+            "characters",
+            self.sheet.from_record,
+            self.sheet.to_record,
+            lambda character, record: self.sheet.validate(character, rules),
+        )
+
+    def end_encounter(self, context: Context) -> handlers.EncounterEnd:
+        """The thread's standing difficulty and half-declared resisted rolls are dropped."""
+        return handlers.end_encounter(context)
+
+    def roster_view(
+        self, campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]
+    ) -> RosterView:
+        return roster_view(campaign, tables)
+
+    def character_rows(
+        self, records: Iterable[Mapping[str, Any]], rules: Table
+    ) -> list[tuple[str, ...]]:
+        """``referee characters``: a header row, then one row per stored character."""
+        rows: list[tuple[str, ...]] = [
+            (
+                "name",
+                "kind",
+                "owner",
+                "approved",
+                "willpower",
+                "humanity",
+                "free botch",
+                "traits",
+                "counters",
+            )
+        ]
+        for record in records:
+            character: PoolCharacter = self.sheet.from_record(record["sheet"])
+            row = _row(record, rules.traits)
+            rows.append(
+                (
+                    row.name,
+                    character.kind,
+                    str(record.get("owner") or "-"),
+                    "yes" if record.get("approved") else "no",
+                    f"{row.points}/{row.willpower}",
+                    str(row.humanity),
+                    "used" if row.free_botch_used else "-",
+                    " ".join(f"{t} {v}" for t, v in row.traits) or "-",
+                    " ".join(f"{k} {v}" for k, v in row.counters) or "-",
+                )
+            )
+        return rows
+
+    def template_helpers(self) -> Mapping[str, Any]:
+        return {"pool_dice": _dice, "pool_bands": _bands}
+
+    def odds_cases(self) -> Iterable[OddsCase]:
+        return odds_cases()
+
+    def example_campaign(self) -> ExampleCampaign:
+        kara = {"dexterity": 3, "stealth": 4, "brawl": 2, "dodge": 2, "strength": 2}
+        guard = {"perception": 2, "alertness": 2, "strength": 3}
+        return ExampleCampaign(
+            {
+                "characters": (
+                    {"name": "Kara", "kind": "pc", "traits": kara, "willpower": 5},
+                    {"name": "Guard", "kind": "npc", "traits": guard, "willpower": 3},
+                )
+            }
+        )
+
+
+SYSTEM = Pool()

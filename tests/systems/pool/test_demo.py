@@ -1,0 +1,156 @@
+"""The pool demo campaign: every verb and mechanic in its thread, the same replies on re-run."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from referee.batch import load_thread
+from referee.campaign import Campaign
+from referee.cli import main
+from referee.resolve import verbs_for
+from referee.roster import RosterRenderer, roster_view
+from referee.systems.pool.system import SYSTEM
+from referee.tags import find_tags
+
+DEMO = Path(__file__).resolve().parents[3] / "data" / "demos" / "pool"
+SECRET = "pool-demo-40"  # the README's secret: its dice show a botch and a forgiven one
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "pool"
+    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns("store.*", "secret.txt"))
+    monkeypatch.setenv("REFEREE_SECRET", SECRET)
+    return folder
+
+
+def _batch(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    main(["--campaign", str(folder), "batch", str(folder / "thread.json")])
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def _ledger_rows(folder: Path) -> int:
+    return len((folder / "store.ledger.jsonl").read_text(encoding="utf-8").splitlines())
+
+
+def test_the_demo_thread_uses_every_verb() -> None:
+    """Every verb of a pool campaign (its own and the core's) appears in a tag of the thread."""
+    table = verbs_for(SYSTEM)
+    used = {
+        table[tag.text.split()[0].casefold()].name
+        for post in load_thread(DEMO / "thread.json").posts
+        for tag in find_tags(post.body).tags
+    }
+    assert {verb.name for verb in table.values()} == used
+
+
+def test_the_demo_batch_is_deterministic_and_records_nothing_twice(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second run prints the same replies and adds no ledger row."""
+    first, first_err = _batch(demo, capsys)
+    rows = _ledger_rows(demo)
+    second, second_err = _batch(demo, capsys)
+    assert (first, rows) == (second, _ledger_rows(demo))
+    assert "0 new roll(s)" in second_err and "0 new roll(s)" not in first_err
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        "→ **botch**",  # a botch
+        "*A botch, forgiven: the free botch of this session (R-33).*",  # the free botch
+        "Willpower spent",  # Willpower
+        "takes 3 actions this turn",  # multiple actions
+        "reflexive:",  # a reflexive action among them
+        "**the vault door is done: 11 of 10**",  # an extended task to its target
+        "Shares: Kara Venn 6, Dax 5.",  # teamwork on one tally
+        "**Dax: automatic success**",  # an automatic success
+        "declares dexterity 3 + stealth 4",  # one side declared, the other later
+        "**Warden Holt wins the contest.**",  # a resisted + extended contest
+        "Standing difficulty in this thread: 6 → **7**",  # the GM's standing difficulty
+        "Only a GM may set the standing difficulty",  # a GM verb refused to a player
+        "The GM has forbidden Willpower here",  # Willpower forbidden by the GM
+        "**Session 1 begins.**",  # a session
+        "**Nova Quill is approved**",  # the core's application flow
+    ],
+)
+def test_the_demo_shows_each_mechanic(
+    demo: Path, capsys: pytest.CaptureFixture[str], shown: str
+) -> None:
+    """With the README's secret the thread shows every mechanic of §2 at least once."""
+    out, _ = _batch(demo, capsys)
+    assert shown in out
+
+
+def test_the_demo_leaves_state_in_the_store(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Points spent and given back, counters, the new character and the closed contest stay."""
+    _batch(demo, capsys)
+    with Campaign.open(demo, need_secret=False) as campaign:
+        characters = campaign.store.table("characters")
+        kara, mira, dax = (characters.get(k)["sheet"] for k in ("kara venn", "mira", "dax"))
+        approved = characters.get("nova quill")["approved"]
+        thread = campaign.store.table("pool_threads").get("t3_1kx7p00")
+    assert (4, 7, {"health": -2}, 4, True, "closed", None) == (
+        kara["willpower_points"],
+        mira["willpower_points"],
+        dax["counters"],
+        dax["traits"]["technology"],
+        approved,
+        thread["contests"]["the staredown"]["status"],
+        thread["difficulty"],
+    )
+
+
+def test_roll_from_the_shell_replays_a_vector(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`referee roll --dice 2,5,6,6,4,3`: §2's second vector, a failure and not a botch."""
+    main(["--campaign", str(demo), "roll", "roll 6 diff 7", "--dice", "2,5,6,6,4,3"])
+    out = capsys.readouterr().out
+    assert (
+        "rolls 6 dice at difficulty 7: [2, 5, 6, 6, 4, 3] → **failure** (0 successes, 0 ones)"
+        in out
+    )
+
+
+def test_roll_from_the_shell_replays_the_botch(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`referee roll --dice 1,3,4,3,7` at difficulty 8: a botch, with its exact chance bolded."""
+    main(["--campaign", str(demo), "roll", "roll 5 diff 8", "--dice", "1,3,4,3,7"])
+    out = capsys.readouterr().out
+    assert "[*1*, 3, 4, 3, 7] → **botch**" in out and "**botch 9.0%**" in out
+
+
+def test_systems_lists_pool_with_its_verbs(capsys: pytest.CaptureFixture[str]) -> None:
+    """`referee systems` names pool, its seed and its verbs with examples."""
+    main(["systems"])
+    out = capsys.readouterr().out
+    parts = [
+        "pool 1:",
+        "seed 000",
+        "[[act Kara 2: dexterity+brawl, dexterity+dodge]]",
+        "[[session]]",
+    ]
+    assert [True] * len(parts) == [part in out for part in parts]
+
+
+def test_the_roster_and_characters_show_willpower_and_counters(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The wiki roster and `referee characters` show points, free botch and counters."""
+    _batch(demo, capsys)
+    main(["--campaign", str(demo), "characters"])
+    rows = capsys.readouterr().out.splitlines()
+    with Campaign.open(demo, need_secret=False) as campaign:
+        view = roster_view(campaign.system, campaign.config.name, campaign.store)
+        page = RosterRenderer(system=campaign.system).render(view)
+    assert "| Dax | u&#47;dax\\_plays | strength 4, dexterity 2, stamina 3, intelligence 3" in page
+    assert "| 4/4 | 6 | ready | health \\-2 |" in page
+    dax = next(row for row in rows if row.startswith("Dax"))
+    assert (True, True) == (" 4/4 " in dax, "health -2" in dax)

@@ -140,7 +140,7 @@ def resolve_void(request: VoidRoll, context: Context, dice: DiceSource) -> Resol
     entry: dict[str, Any] = next(
         (e for e in record.get("rolls", ()) if e.get("id") == request.roll_id), {}
     )
-    if entry.get("kind") == "void":
+    if entry.get("kind") == "records_void":
         raise RuleViolation(
             f"Roll {request.roll_id} is itself a void; a void stands. Make the change again "
             "with the tag that made it."
@@ -177,7 +177,7 @@ def resolve_void(request: VoidRoll, context: Context, dice: DiceSource) -> Resol
     result = VoidResult(
         request.roll_id, request.reason, link, tuple(dict.fromkeys(undone)), tuple(kept)
     )
-    return Resolution("void", result)
+    return Resolution("records_void", result)
 
 
 # ------------------------------------------------------------- revive, rename, remove
@@ -227,7 +227,7 @@ def _revive(request: Correct, context: Context) -> Resolution:
     context.table("characters").put(key, {**record, "sheet": sheet})
     context.roster.forget()
     return Resolution(
-        "correction",
+        "records_correction",
         CorrectionResult("revive", str(record["name"]), detail="as it entered play"),
     )
 
@@ -258,7 +258,7 @@ def _rename(request: Correct, context: Context) -> Resolution:
         visibility.put(new_key, seen)
     context.roster.forget()
     return Resolution(
-        "correction",
+        "records_correction",
         CorrectionResult(
             "rename",
             str(record["name"]),
@@ -280,7 +280,7 @@ def _remove(request: Correct, context: Context) -> Resolution:
     context.table(VISIBILITY).delete(key)
     context.roster.forget()
     return Resolution(
-        "correction",
+        "records_correction",
         CorrectionResult(
             "remove", str(record["name"]), detail="its record is kept; the name is free again"
         ),
@@ -297,7 +297,9 @@ def _reveal(request: Correct, context: Context) -> Resolution:
     visibility.delete(key)
     context.roster.hide(key, False)
     detail = "now public" if seen.get("hidden") else "its current state is now public"
-    return Resolution("correction", CorrectionResult("reveal", str(record["name"]), detail=detail))
+    return Resolution(
+        "records_correction", CorrectionResult("reveal", str(record["name"]), detail=detail)
+    )
 
 
 _ACTIONS = {"revive": _revive, "rename": _rename, "remove": _remove, "reveal": _reveal}

@@ -150,7 +150,7 @@ def resolve_sheet(request: ShowSheet, context: Context, dice: DiceSource) -> Res
     labels = {label for label, _ in summary}
     details = () if stats_hidden else _details(record.get("sheet") or {}, labels)
     return Resolution(
-        "sheet",
+        "records_sheet",
         SheetResult(
             str(record["name"]),
             record.get("owner"),
@@ -235,7 +235,7 @@ def resolve_history(request: ShowHistory, context: Context, dice: DiceSource) ->
         if len(lines) >= HISTORY_SHOWN:
             break
     return Resolution(
-        "history", HistoryResult(name, tuple(lines[:HISTORY_SHOWN]), scanned, complete)
+        "records_history", HistoryResult(name, tuple(lines[:HISTORY_SHOWN]), scanned, complete)
     )
 
 
@@ -295,7 +295,7 @@ def pending_applications(applications: Any, posts: Any) -> tuple[PendingApplicat
 
 def resolve_pending(request: ShowPending, context: Context, dice: DiceSource) -> Resolution:
     found = pending_applications(context.table("applications"), context.table("posts"))
-    return Resolution("pending", PendingResult(found))
+    return Resolution("records_pending", PendingResult(found))
 
 
 # ------------------------------------------------------------------------- the roster
@@ -320,7 +320,7 @@ def resolve_roster(request: ShowRoster, context: Context, dice: DiceSource) -> R
         rules=context.rules,
         applications=applications,
     )
-    return Resolution("roster", page)
+    return Resolution("records_roster", page)
 
 
 LOOKUP_VERBS = (

@@ -25,7 +25,9 @@ from .names import name_key
 HISTORY_SHOWN = 10  # rolls [[history NAME]] lists
 HISTORY_SCAN = 2000  # newest posts [[history NAME]] looks through (the shell reads all)
 # Verdicts that only looked something up: they concern nobody's history.
-LOOKUP_KINDS = frozenset({"sheet", "history", "pending", "roster", "help"})
+LOOKUP_KINDS = frozenset(
+    {"records_sheet", "records_history", "records_pending", "records_roster", "help"}
+)
 
 # Facts of a ledger outcome, in the words a history line shows them.
 _FLAGS = (

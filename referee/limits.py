@@ -21,7 +21,9 @@ class Limits:
 
     max_dice: int = 1000  # dice in one roll expression, over all its terms
     max_sides: int = 1000  # faces on one die
-    max_terms: int = 20  # dice groups and constants in one expression
+    max_terms: int = 20  # actions in one declaration (a system's own sequences)
+    # Numbers and dice groups in one dice expression: d20's README rolls 51 d20s.
+    max_expression_terms: int = 100
     max_modifier: int = 1000  # absolute value of any numeric modifier
     max_number: int = 1_000_000  # a number written in dice notation, and any selector
     max_depth: int = 32  # nesting of parentheses, sets and signs in dice notation

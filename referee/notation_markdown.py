@@ -5,7 +5,9 @@ rerolled faces struck before the face that replaced them (``~~1~~→4``), dice t
 exploded marked ``!``, faces raised or lowered by ``mi``/``ma`` shown as ``1→2``,
 successes and failures of ``t``/``f`` marked ✓ and ✗, annotations beside their
 terms. A group of more than :data:`DICE_SHOWN` dice shows that many and a count of
-the rest, so a long roll stays far under Reddit's 10,000 characters.
+the rest (a tree at most :data:`TREE_DICE_SHOWN` in all, a die at most
+:data:`REROLLS_SHOWN` rerolled faces), so a long roll stays far under Reddit's 10,000
+characters.
 
 Everything the player wrote (annotations) is escaped, and the notation's own
 ``*``, ``<`` and ``>``, which mean something to Markdown.
@@ -25,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from referee.notation import COMPARISONS
 from referee.notation_roll import (
     RolledBinary,
     RolledDice,
@@ -34,9 +35,12 @@ from referee.notation_roll import (
     RolledLiteral,
     RolledUnary,
 )
+from referee.notation_tree import COMPARISONS
 from referee.render import escape_markdown, percent
 
 DICE_SHOWN = 40  # dice listed per group; the rest are counted
+TREE_DICE_SHOWN = 200  # dice listed in one rolled tree, over all its groups
+REROLLS_SHOWN = 3  # rerolled faces listed per die; the rest are counted
 # The notation's own characters that mean something to Markdown or HTML.
 _OPS = str.maketrans({"*": "\\*", "<": "&lt;", ">": "&gt;", "^": "\\^", "~": "\\~"})
 
@@ -50,7 +54,10 @@ def _die(die: RolledDie) -> str:
     if die.forced_from is not None:
         text = f"{die.forced_from}→{text}"
     if die.rerolled:
-        text = "→".join(f"~~{face}~~" for face in die.rerolled) + "→" + text
+        faces = [f"~~{face}~~" for face in die.rerolled]
+        if len(faces) > REROLLS_SHOWN:
+            faces[REROLLS_SHOWN - 1 : -1] = [f"… {len(faces) - REROLLS_SHOWN} more"]
+        text = "→".join(faces) + "→" + text
     if die.exploded:
         text += "!"
     if die.success > 0:
@@ -70,60 +77,66 @@ def _struck(rolled: Any, text: str) -> str:
     return text if rolled.kept else f"~~{text}~~"
 
 
-def _literal(rolled: RolledLiteral) -> str:
-    return _struck(rolled, str(rolled.node.value) + _notes(rolled.node.annotations))
+class _Writer:
+    """Writes one rolled tree, listing at most :data:`TREE_DICE_SHOWN` dice in all."""
 
+    __slots__ = ("left",)
 
-def _dice(rolled: RolledDice) -> str:
-    node = rolled.node
-    dice = rolled.dice
-    shown = ", ".join([_die(die) for die in dice[:DICE_SHOWN]])
-    if len(dice) > DICE_SHOWN:
-        shown += f", … {len(dice) - DICE_SHOWN} more"
-    ops = "".join(str(op) for op in node.operations)
-    text = f"{node.count}d{node.sides}{_plain(ops)} ({shown})"
-    if rolled.counting:
-        text += f" {rolled.number} success{'es' if abs(rolled.number) != 1 else ''}"
-    return _struck(rolled, text + _notes(node.annotations))
+    def __init__(self) -> None:
+        self.left = TREE_DICE_SHOWN
 
+    def write(self, rolled: Any) -> str:
+        return WRITERS[type(rolled)](self, rolled)
 
-def _group(rolled: RolledGroup) -> str:
-    node = rolled.node
-    inner = ", ".join([_markdown(item) for item in rolled.items])
-    if len(rolled.items) == 1 and not node.parenthesised:
-        inner += ","
-    ops = _plain("".join(str(op) for op in node.operations))
-    return _struck(rolled, f"({inner}){ops}" + _notes(node.annotations))
+    def literal(self, rolled: RolledLiteral) -> str:
+        return _struck(rolled, str(rolled.node.value) + _notes(rolled.node.annotations))
 
+    def dice(self, rolled: RolledDice) -> str:
+        node = rolled.node
+        dice = rolled.dice
+        listed = max(0, min(DICE_SHOWN, self.left, len(dice)))
+        self.left -= listed
+        shown = ", ".join([_die(die) for die in dice[:listed]])
+        if len(dice) > listed:
+            rest = len(dice) - listed
+            shown += f", … {rest} more" if listed else f"{rest} dice"
+        ops = "".join(str(op) for op in node.operations)
+        text = f"{node.count}d{node.sides}{_plain(ops)} ({shown})"
+        if rolled.counting:
+            text += f" {rolled.number} success{'es' if abs(rolled.number) != 1 else ''}"
+        return _struck(rolled, text + _notes(node.annotations))
 
-def _unary(rolled: RolledUnary) -> str:
-    return _struck(rolled, f"{rolled.node.op}{_markdown(rolled.operand)}")
+    def group(self, rolled: RolledGroup) -> str:
+        node = rolled.node
+        inner = ", ".join([self.write(item) for item in rolled.items])
+        if len(rolled.items) == 1 and not node.parenthesised:
+            inner += ","
+        ops = _plain("".join(str(op) for op in node.operations))
+        return _struck(rolled, f"({inner}){ops}" + _notes(node.annotations))
 
+    def unary(self, rolled: RolledUnary) -> str:
+        return _struck(rolled, f"{rolled.node.op}{self.write(rolled.operand)}")
 
-def _binary(rolled: RolledBinary) -> str:
-    op = rolled.node.op
-    spaced = op in COMPARISONS or op in ("+", "-")
-    middle = f" {_plain(op)} " if spaced else _plain(op)
-    return _struck(rolled, f"{_markdown(rolled.left)}{middle}{_markdown(rolled.right)}")
+    def binary(self, rolled: RolledBinary) -> str:
+        op = rolled.node.op
+        spaced = op in COMPARISONS or op in ("+", "-")
+        middle = f" {_plain(op)} " if spaced else _plain(op)
+        return _struck(rolled, f"{self.write(rolled.left)}{middle}{self.write(rolled.right)}")
 
 
 # How each kind of rolled node is written; a new kind of node adds one entry here.
-WRITERS: dict[type, Callable[[Any], str]] = {
-    RolledLiteral: _literal,
-    RolledDice: _dice,
-    RolledGroup: _group,
-    RolledUnary: _unary,
-    RolledBinary: _binary,
+WRITERS: dict[type, Callable[[_Writer, Any], str]] = {
+    RolledLiteral: _Writer.literal,
+    RolledDice: _Writer.dice,
+    RolledGroup: _Writer.group,
+    RolledUnary: _Writer.unary,
+    RolledBinary: _Writer.binary,
 }
-
-
-def _markdown(rolled: Any) -> str:
-    return WRITERS[type(rolled)](rolled)
 
 
 def markdown(rolled: Any) -> str:
     """One rolled set as Markdown, without its total (the template adds it in bold)."""
-    return _markdown(rolled)
+    return _Writer().write(rolled)
 
 
 def odds_note(odds: Any, total: int) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 from referee.dice import DiceSource
 from referee.errors import RuleViolation
 from referee.limits import DEFAULT_LIMITS, Limits
-from referee.notation import (
+from referee.notation_tree import (
     Binary,
     Dice,
     Expression,
@@ -168,7 +168,13 @@ class RolledBinary:
 
     @property
     def number(self) -> Number:
-        return _BINARY[self.node.op](self.left.total, self.right.total)
+        try:
+            return _BINARY[self.node.op](self.left.total, self.right.total)
+        except ZeroDivisionError:
+            # Raised where it happens: a set's k/p may read a total before the roll ends.
+            raise RuleViolation(
+                f"'{self.node}' divides by zero; change the roll so nothing is divided by 0."
+            ) from None
 
     @property
     def total(self) -> Number:
@@ -399,40 +405,16 @@ ROLLERS: dict[type, Callable[[Any, _Roll], Rolled]] = {
 def checked_total(rolled: Rolled, limits: Limits = DEFAULT_LIMITS) -> int:
     """A rolled tree's total as a whole number (cut toward zero), or a message.
 
-    The total is held to ``limits.max_total``; dividing by zero is refused, as d20
-    refuses it, naming the part that divides. (Within the parse limits no part can
-    pass a float's range, so only the total needs the check.)
+    The total is held to ``limits.max_total``; dividing by zero is refused where it
+    happens (:class:`RolledBinary`), as d20 refuses it, naming the part that divides.
+    (Within the parse limits no part can pass a float's range, so only the total needs
+    the check.)
     """
-    try:
-        total = rolled.total
-    except ZeroDivisionError:
-        _find_zero_division(rolled)
-        raise
+    total = rolled.total
     most = limits.max_total
     if not -most <= total <= most:
         raise RuleViolation(f"'{rolled.node}' comes to more than {most:,}; use smaller numbers.")
     return int(total)
-
-
-def _find_zero_division(rolled: Any) -> None:
-    for child in _children(rolled):
-        _find_zero_division(child)
-    try:
-        _ = rolled.number  # raises where this part divides by zero
-    except ZeroDivisionError:
-        raise RuleViolation(
-            f"'{rolled.node}' divides by zero; change the roll so nothing is divided by 0."
-        ) from None
-
-
-def _children(rolled: Any) -> list[Any]:
-    if isinstance(rolled, RolledBinary):
-        return [rolled.left, rolled.right]
-    if isinstance(rolled, RolledUnary):
-        return [rolled.operand]
-    if isinstance(rolled, RolledGroup):
-        return rolled.items
-    return []
 
 
 def roll_node(node: Node, dice: DiceSource, limits: Limits = DEFAULT_LIMITS) -> Rolled:

@@ -427,6 +427,7 @@ def verdict_for(
     set is rolled back. Every die drawn is kept on the verdict, for the ledger.
     """
     recorder = RecordingDice(dice)
+    context.roll_id = rid  # a system may keep it, so a later tag can name this roll
     try:
         verb, request = read_tag(tag.text, parse_context, verbs_for(context.system))
         resolution = resolve_request(verb, request, context, recorder)

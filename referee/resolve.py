@@ -250,6 +250,7 @@ class Context:
     private: bool = False  # a GM's private message: its answer is seen by its author alone
     campaign_name: str = ""  # config.toml's [campaign] name
     npc_stats: str = "shown"  # config.toml's [roster] npc_stats: "shown" or "hidden"
+    roll_id: str = ""  # the id the verdict of the tag being resolved carries ("" outside a post)
 
     @property
     def by_gm(self) -> bool:

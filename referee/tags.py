@@ -300,6 +300,22 @@ def known_prefix(words: list[str], context: ParseContext) -> int:
     return best
 
 
+def leading_name(
+    words: list[str], context: ParseContext, usage: str, guess: int = 1, what: str = "character"
+) -> tuple[str, list[str]]:
+    """A tag's leading name and the words after it.
+
+    The name is the longest known character name the words start with; when none is
+    known, the first ``guess`` words (at least one), so the roster can say who is meant.
+
+    >>> leading_name(["kara", "venn", "body"], ParseContext(frozenset({"kara venn"})), "")
+    ('kara venn', ['body'])
+    """
+    count = known_prefix(words, context) or min(max(guess, 1), len(words))
+    name = name_argument(" ".join(words[:count]), what, usage, context.limits)
+    return name, words[count:]
+
+
 # ------------------------------------------------------------ applications and GM tools
 
 

@@ -84,7 +84,14 @@ def test_annotations_stay_on_their_term() -> None:
     assert Literal(9, ("[fire]",)) == parse_expression("3d8+9 [fire]").root.right
 
 
-SMALL = Limits(max_dice=10, max_sides=20, max_terms=3, max_number=50, max_depth=3, max_sets=4)
+SMALL = Limits(
+    max_dice=10,
+    max_sides=20,
+    max_expression_terms=3,
+    max_number=50,
+    max_depth=3,
+    max_sets=4,
+)
 
 REFUSED = [
     ("2d0", None, "'2d0' has no faces; a die has 1 to 1,000 sides."),
@@ -97,33 +104,39 @@ REFUSED = [
         "2d6+x",
         None,
         "I can't read '+x' in '2d6+x'. Write dice as NdX, like 2d6, and join the parts "
-        "with + - * /.",
+        "with + - * /. Did you mean 2d6?",
     ),
-    ("(1d6", None, "'(1d6' has no closing ); add one."),
+    ("(1d6", None, "'(1d6' has no closing ); add one. Did you mean (1d6)?"),
     (
         "3d6!!",
         None,
         "I can't read '!!': compounding explosions (!!) are not supported; write 3d6e6 "
-        "(each explosion is a die of its own).",
+        "(each explosion is a die of its own). Did you mean 3d6e6?",
     ),
-    ("4dF", None, "I can't read 'dF': Fate dice (dF) are not supported; write 4d3-8 for 4dF."),
+    (
+        "4dF",
+        None,
+        "I can't read 'dF': Fate dice (dF) are not supported; write 4d3-8 for 4dF. Did you "
+        "mean 4d3-8?",
+    ),
     ("2d6^2", None, "I can't read '^2': powers are not supported; multiply instead, like 2*2*2."),
     (
         "2d6x2",
         None,
         "I can't read 'x2': write * to multiply, like 2d6*2 (and 6x 4d6kh3 only at the "
-        "start, to repeat).",
+        "start, to repeat). Did you mean 2d6*2?",
     ),
     (
         "1d20adv",
         None,
-        "I can't read 'adv': adv goes after the roll, like 1d20+5 adv (it rolls 2d20kh1+5).",
+        "I can't read 'adv': adv goes after the roll, like 1d20+5 adv (it rolls 2d20kh1+5). "
+        "Did you mean 2d20kh1?",
     ),
     (
         "2d6 adv",
         None,
         "adv rolls a d20 twice, so the roll must start with 1d20, like 1d20+5 adv (or "
-        "write 2d20kh1+5).",
+        "write 2d20kh1+5). Did you mean (2d6, 2d6)kh1?",
     ),
     ("10d10f1", None, "f counts failures against successes; add a t, like 10d10t6f1."),
     ("10d6mil1", None, "mi takes a plain number, like mi2, not mil1."),

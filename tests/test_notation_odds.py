@@ -34,6 +34,9 @@ BRUTE = [
     "1d10 // 3 - 1d4 % 3",
     "(3d4)kh2",
     "-(1d8+3)",
+    "4d6k1ph1",
+    "5d4k>2pl2",
+    "3d4ro1kl2",
 ]
 
 
@@ -62,7 +65,20 @@ def test_distribution_matches_every_sequence_of_faces(text: str) -> None:
 
 
 # Rerolls and explosions draw a varying number of dice: checked against 100,000 rolls.
-SAMPLED = ["8d6ro<3", "4d6r1", "3d6!", "2d10e>8t8", "1d6ra6", "3d6rr<3kh2", "2d6e6ro1"]
+SAMPLED = [
+    "8d6ro<3",
+    "4d6r1",
+    "3d6!",
+    "2d10e>8t8",
+    "1d6ra6",
+    "3d6rr<3kh2",
+    "2d6e6ro1",
+    "4d6e6kh3",
+    "3d6e6ro1",
+    "10d6k1ph1",
+    "4d6e6pl1",
+    "3d6mi2e>5kl2",
+]
 
 
 @pytest.mark.parametrize("text", SAMPLED)

@@ -38,6 +38,7 @@ BUILT_IN: dict[str, str] = {
     "stepped": "referee.systems.stepped.system:SYSTEM",
     "edge": "referee.systems.edge.system:SYSTEM",
     "pool": "referee.systems.pool.system:SYSTEM",
+    "hits": "referee.systems.hits.system:SYSTEM",
 }
 
 

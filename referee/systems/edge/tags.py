@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from referee.errors import TagError
 from referee.tags import (
     ParseContext,
-    known_prefix,
+    leading_name,
     name_argument,
     shorten,
     signed_number,
@@ -84,9 +84,7 @@ def policy_word(word: str, usage: str) -> Policy:
 
 def _split_actor(words: list[str], context: ParseContext, usage: str) -> tuple[str, list[str]]:
     """The character's name (the longest known one, else all words but the last) and the rest."""
-    count = known_prefix(words, context) or max(len(words) - 1, 1)
-    actor = name_argument(" ".join(words[:count]), "character", usage, context.limits)
-    return actor, words[count:]
+    return leading_name(words, context, usage, guess=len(words) - 1)
 
 
 def parse_move(rest: str, context: ParseContext) -> Move:

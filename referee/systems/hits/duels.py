@@ -84,6 +84,8 @@ class Duel:
     status: DuelStatus = DuelStatus.PENDING
     resisted: bool = False
     loser: str = ""  # once done: who lost ("" when the initiator withdrew)
+    awaiting_target: bool = False  # a PC target has not named his pool yet
+    deferred: bool = False  # rolled when the GM or the combat turn says, not at once
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", Mode(self.mode))
@@ -188,6 +190,19 @@ def declare_duel(
     return DuelResult(duel, new_book, paid.clock, (paid.character, target), changes)
 
 
+def defend(
+    book: DuelBook, duel_id: int, target_dice: int, limits: Limits = DEFAULT_LIMITS
+) -> DuelBook:
+    """A PC target names his pool (the sum of his sources) for a pending duel."""
+    duel = find_duel(book, duel_id)
+    if duel.status != DuelStatus.PENDING:
+        raise RuleViolation(f"Duel #{duel.id} was already rolled.")
+    if not 0 <= target_dice <= limits.max_dice:
+        raise RuleViolation(f"A duel pool is 0 to {limits.max_dice} dice, not {target_dice}.")
+    after = replace(duel, target_dice=target_dice, awaiting_target=False)
+    return replace(book, duels=tuple(after if d.id == duel.id else d for d in book.duels))
+
+
 def _roll(duel: Duel, dice: DiceSource, rulings: Rulings) -> OpposedRoll:
     return roll_opposed(
         [
@@ -285,6 +300,11 @@ def resolve_duel(
     _check_duellist(duel, initiator, target)
     if duel.status != DuelStatus.PENDING:
         raise RuleViolation(f"Duel #{duel.id} was already rolled; {duel.initiator} must choose.")
+    if duel.awaiting_target:
+        raise RuleViolation(
+            f"Duel #{duel.id} waits for {duel.target} to name his pool:"
+            f" [[duel {duel.id} with ...]]."
+        )
     roll = _roll(duel, dice, rulings)
     if roll.winners == (duel.initiator,):
         loser, new_clock, changes = _lose(target, duel, clock, rulings, npc_timer)

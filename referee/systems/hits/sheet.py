@@ -26,6 +26,7 @@ from .rulings import DEFAULT_RULINGS, Rulings
 
 MAX_LEVEL = 6
 KNOCKOUT_AT = 3  # Stress (unstructured) or Wounds (combat) that knock a character out
+MAX_RANK = 99  # a trait's Rank
 MAX_COUNTER = 10_000  # the largest counter a sheet may hold; a typo, not a game, goes past it
 CREATION_VALUES = (4, 3, 2, 2)  # primary, secondary, then the rest
 
@@ -68,6 +69,23 @@ class Stake:
         object.__setattr__(self, "wager", Wager(self.wager))
 
 
+class TraitKind(str, Enum):
+    """The named parts of a sheet beside the attributes; each has a Rank."""
+
+    SKILL = "skill"  # Perícia: a source of dice, raised with Character Ranks
+    ABILITY = "ability"  # Habilidade: a source of dice, raised with Character Ranks
+    BENEFIT = "benefit"  # Benefício of a Perspective: a source of dice
+    TECHNIQUE = "technique"  # Técnica: raised with Tiers (Patamares)
+    BOND = "bond"  # Laço: its Rank changes only in an Intermission
+
+
+# The traits a player may name as a source of dice (RULES.md §5: a duel's pool sums "every
+# Attribute, Skill, Ability and Benefit he names"; a roll adds the same sources).
+DICE_TRAITS = (TraitKind.SKILL, TraitKind.ABILITY, TraitKind.BENEFIT)
+
+Traits = tuple[tuple[str, int], ...]  # (name, Rank) in the order the sheet lists them
+
+
 @dataclass(frozen=True)
 class SavedGains:
     """Level-up gains kept for Awakening ("Despertar")."""
@@ -99,9 +117,20 @@ class Character:
     legend: bool = False
     saved: SavedGains = field(default_factory=SavedGains)
     unchosen_levels: int = 0  # Levels gained whose gains the player has not chosen yet
+    advantage: int = 0  # standing Advantage the GM set; every roll of the character adds it
+    disadvantage: int = 0  # standing Disadvantage the GM set
+    skills: Traits = ()
+    abilities: Traits = ()
+    benefits: Traits = ()
+    techniques: Traits = ()
+    bonds: Traits = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "standing", Standing(self.standing))
+
+    def traits(self, kind: TraitKind) -> Traits:
+        """The named traits of one kind, as (name, Rank) pairs."""
+        return tuple(getattr(self, TRAIT_FIELDS[TraitKind(kind)]))
 
     @property
     def max_health(self) -> int:
@@ -115,6 +144,34 @@ class Character:
     @property
     def attributes(self) -> dict[Attribute, int]:
         return {a: self.attribute(a) for a in Attribute}
+
+
+TRAIT_FIELDS = {
+    TraitKind.SKILL: "skills",
+    TraitKind.ABILITY: "abilities",
+    TraitKind.BENEFIT: "benefits",
+    TraitKind.TECHNIQUE: "techniques",
+    TraitKind.BOND: "bonds",
+}
+
+
+def with_rank(character: Character, kind: TraitKind, name: str, by: int) -> Character:
+    """The character with ``by`` more Rank in the trait ``name`` (a new one starts at 0).
+
+    >>> kara = new_character("Kara", Attribute.BODY, Attribute.MIND)
+    >>> with_rank(with_rank(kara, "skill", "Swords", 1), "skill", "swords", 1).skills
+    (('Swords', 2),)
+    """
+    field_name = TRAIT_FIELDS[TraitKind(kind)]
+    traits = list(getattr(character, field_name))
+    for index, (known, rank) in enumerate(traits):
+        if known.casefold() == name.casefold():
+            traits[index] = (known, rank + by)
+            break
+    else:
+        traits.append((name, by))
+    edit: dict[str, Any] = {field_name: tuple(traits)}
+    return replace(character, **edit)
 
 
 def new_character(
@@ -210,6 +267,24 @@ def character_problems(character: Character) -> list[str]:
             problems.append(f"saved {kind} must be from 0 to {MAX_COUNTER}, not {value}")
     if not c.player and c.influence:
         problems.append("only player characters hold Influence")
+    for counter in ("advantage", "disadvantage"):
+        value = getattr(c, counter)
+        if not 0 <= value <= DEFAULT_LIMITS.max_modifier:
+            problems.append(
+                f"{counter} must be from 0 to {DEFAULT_LIMITS.max_modifier}, not {value}"
+            )
+    for kind in TraitKind:
+        seen: set[str] = set()
+        for name, rank in c.traits(kind):
+            if not name.strip() or len(name) > DEFAULT_LIMITS.max_name_chars:
+                problems.append(
+                    f"a {kind.value}'s name has 1 to {DEFAULT_LIMITS.max_name_chars} characters"
+                )
+            elif name.casefold() in seen:
+                problems.append(f"the {kind.value} {name} is listed twice")
+            seen.add(name.casefold())
+            if not 0 <= rank <= MAX_RANK:
+                problems.append(f"the {kind.value} {name} has Rank 0 to {MAX_RANK}, not {rank}")
     for stake in (*c.stakes, *c.lost_wagers):
         if stake.wager != Wager.LIFE and not stake.what.strip():
             problems.append(f"a wagered {stake.wager.value} needs its name")
@@ -248,7 +323,34 @@ def character_to_dict(character: Character) -> dict[str, Any]:
         "legend": c.legend,
         "saved": {"tiers": c.saved.tiers, "ranks": c.saved.ranks, "benefits": c.saved.benefits},
         "unchosen_levels": c.unchosen_levels,
+        "advantage": c.advantage,
+        "disadvantage": c.disadvantage,
+        **{TRAIT_FIELDS[kind]: [[n, r] for n, r in c.traits(kind)] for kind in TraitKind},
     }
+
+
+def _traits(reader: Reader, key: str) -> Traits:
+    """A stored list of [name, Rank] pairs; absent (an older record) is none."""
+    if key not in reader.data:
+        return ()
+    out: list[tuple[str, int]] = []
+    for index, raw in enumerate(reader.get(key, list, [])):
+        if (
+            isinstance(raw, (list, tuple))
+            and len(raw) == 2
+            and isinstance(raw[0], str)
+            and isinstance(raw[1], int)
+            and not isinstance(raw[1], bool)
+        ):
+            out.append((raw[0], raw[1]))
+        else:
+            reader.problems.append(f"{key}[{index}] is not a [name, Rank] pair")
+    return tuple(out)
+
+
+def _optional_int(reader: Reader, key: str) -> int:
+    """A counter added after the first records; absent is 0."""
+    return int(reader.get(key, int, 0)) if key in reader.data else 0
 
 
 def _stakes(reader: Reader, key: str) -> tuple[Stake, ...]:
@@ -267,6 +369,7 @@ def character_from_dict(data: object) -> Character:
     r.check_version()
     attrs = Reader(r.get("attributes", Mapping, {}), "attributes")
     values: dict[str, Any] = {a.value: attrs.get(a.value, int, 0) for a in Attribute}
+    traits: dict[str, Any] = {f: _traits(r, f) for f in TRAIT_FIELDS.values()}
     saved = Reader(r.get("saved", Mapping, {}), "saved")
     character = Character(
         name=r.get("name", str, ""),
@@ -285,6 +388,9 @@ def character_from_dict(data: object) -> Character:
             saved.get("tiers", int, 0), saved.get("ranks", int, 0), saved.get("benefits", int, 0)
         ),
         unchosen_levels=r.get("unchosen_levels", int, 0),
+        advantage=_optional_int(r, "advantage"),
+        disadvantage=_optional_int(r, "disadvantage"),
+        **traits,
         **values,
     )
     problems = r.problems + attrs.problems + saved.problems
@@ -307,6 +413,8 @@ EDITABLE = (
     "spirit",
     "mind",
     "unchosen_levels",
+    "advantage",
+    "disadvantage",
 )
 
 

@@ -78,6 +78,8 @@ def state_to_dict(state: CampaignState) -> dict[str, Any]:
                     "status": d.status.value,
                     "resisted": d.resisted,
                     "loser": d.loser,
+                    "awaiting_target": d.awaiting_target,
+                    "deferred": d.deferred,
                 }
                 for d in state.duels.duels
             ],
@@ -144,6 +146,8 @@ def state_from_dict(data: object) -> CampaignState:
                 x.member("status", DuelStatus, DuelStatus.PENDING),
                 x.get("resisted", bool, False),
                 x.get("loser", str, ""),
+                bool(x.data.get("awaiting_target", False)),  # absent in the first records
+                bool(x.data.get("deferred", False)),
             )
         )
     problems = [p for reader in readers for p in reader.problems]

@@ -11,9 +11,10 @@ A Level gained waits for the player's choice of gains (:func:`choose_gains`): +1
 different attributes; two Technique Tiers **or** +1 to the highest attribute; two Character
 Ranks; one Benefit; then Health = 2 × (Body + Level) (R-40). Tiers, Ranks and the Benefit
 are taken at once (:attr:`LevelGains.take_now`, written on the sheet) or saved as counts
-(:class:`.sheet.SavedGains`) for when the character Awakens (:func:`awaken`). Bonds,
-Techniques and Skills themselves are not modelled here; a Bond's Rank changing only in an
-Intermission is left to the GM.
+(:class:`.sheet.SavedGains`) for when the character Awakens (:func:`awaken`). The
+gains taken are counted here; the tag that takes them names them, and the wiring writes
+each on the sheet by name (:func:`.sheet.with_rank`). A Bond's Rank changing only in an
+Intermission is left to the GM (``set Kara bond Bram 2``).
 
 Readings noted: fast mode's "+1 each time Influence is used" counts every spend of the
 chapter, refunded ones included (as R-47 counts them for ways); "+1 to the highest

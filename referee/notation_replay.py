@@ -1,0 +1,84 @@
+"""Odds counted by replaying a roll over every sequence of faces it can draw.
+
+The fallback for shapes no closed form covers (``ra``, keeps mixing highest and
+lowest, explosions on ``h``/``l``): the roll itself (:mod:`referee.notation_roll`) is
+run against a dice source that plays back a prefix of faces and asks for the next
+die, depth first, so the count is exact by construction. Branches less likely than
+:data:`~referee.notation_distributions.CUTOFF` are left out (and counted as missing);
+past :data:`~referee.notation_distributions.MAX_REPLAYS` rolls it gives up.
+
+>>> from referee.notation_parse import parse_expression
+>>> replayed(parse_expression("1d6ra6").root).ways[7]
+1
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from fractions import Fraction
+
+from referee.errors import RuleViolation
+from referee.notation_distributions import CUTOFF, MAX_REPLAYS, Dist, TooCostly
+from referee.notation_roll import roll_node
+from referee.notation_tree import Node, Number
+
+
+def replayed(node: Node) -> Dist:
+    """Count outcomes by replaying the roll over every sequence of faces it can draw."""
+
+    ways: defaultdict[Number, int] = defaultdict(int)
+    lost = Fraction(0)
+    found = Fraction(0)
+    exact: defaultdict[Number, Fraction] = defaultdict(Fraction)
+    stack: list[tuple[int, ...]] = [()]
+    replays = 0
+    while stack:
+        prefix = stack.pop()
+        replays += 1
+        if replays > MAX_REPLAYS:
+            raise TooCostly
+        source = _Replay(prefix)
+        try:
+            rolled = roll_node(node, source)
+            value = rolled.total
+        except _NeedDie as need:
+            chance = source.chance / need.sides
+            if chance < CUTOFF:
+                lost += source.chance
+                continue
+            stack.extend((*prefix, face) for face in range(need.sides, 0, -1))
+            continue
+        except (RuleViolation, ZeroDivisionError):  # a branch the roll refuses: left out
+            lost += source.chance
+            continue
+        exact[value] += source.chance
+        found += source.chance
+    if not exact:
+        raise TooCostly
+    denominator = math.lcm(*(f.denominator for f in exact.values()), lost.denominator)
+    for value, chance in exact.items():
+        ways[value] = chance.numerator * (denominator // chance.denominator)
+    return Dist(dict(ways), denominator, lost.numerator * (denominator // lost.denominator))
+
+
+class _NeedDie(Exception):
+    def __init__(self, sides: int) -> None:
+        self.sides = sides
+
+
+class _Replay:
+    """A dice source that plays back a prefix of faces, then asks for the next die."""
+
+    def __init__(self, prefix: tuple[int, ...]) -> None:
+        self.prefix = prefix
+        self.index = 0
+        self.chance = Fraction(1)
+
+    def roll(self, sides: int) -> int:
+        if self.index == len(self.prefix):
+            raise _NeedDie(sides)
+        value = self.prefix[self.index]
+        self.index += 1
+        self.chance /= sides
+        return value

@@ -1,0 +1,322 @@
+"""Resolving ``hits`` rolls in a campaign: the stored state in, the engine's verdicts out.
+
+Each resolver finds its characters through the core (``require_control``: approved, and
+the poster's own unless he is a GM), asks the pure engine (:mod:`.rolls`, :mod:`.odds`,
+:mod:`.influence`) and writes back through ``context.roster`` and ``context.table``, so
+a refused tag writes nothing.
+
+Where the state lives (fixed keys, one campaign at a time):
+
+* ``hits_campaign``, key ``campaign``: the scene (mode, Tension), the chapter with every
+  Influence spend, the timers and the duels in progress (:mod:`.state`). A campaign plays
+  one scene at a time, as the seed's table does; its threads share it.
+* ``hits_rolls``, keyed by character: the character's last roll, which All in redoes.
+
+A roll names its sources: attributes and the sheet's skills, abilities and benefits
+(summed), or for a GM a number of dice. The character's standing Advantage and
+Disadvantage (set by the GM) add to the tag's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from referee.campaign import character_key
+from referee.dice import DiceSource
+from referee.errors import Forbidden, RuleViolation
+from referee.resolve import Context, require_control
+from referee.system import Resolution
+from referee.systems.changes import Change, find_name
+
+from . import influence
+from .odds import at_least, group_odds, level_odds, opposed_odds, quick_odds
+from .rolls import (
+    LevelRoll,
+    Outcome,
+    PoolRoll,
+    PoolSpec,
+    QuickSpec,
+    level_outcome,
+    roll_group,
+    roll_opposed,
+    roll_pool,
+    roll_quick,
+)
+from .rulings import Rulings
+from .scene import CampaignClock, Mode
+from .sheet import DICE_TRAITS, Attribute, Character, Standing
+from .state import CampaignState, state_from_dict, state_to_dict
+from .tags import Group, Named, Opposed, Pool
+from .views import GroupView, OpposedView, PoolView, QuickView, Side, Source, shown
+
+STATE_TABLE = "hits_campaign"
+STATE_KEY = "campaign"
+ROLLS_TABLE = "hits_rolls"
+ROLL_VERSION = 1
+
+
+# --------------------------------------------------------------------------- the store
+
+
+def load_state(context: Context) -> CampaignState:
+    """The campaign's scene, chapter, timers and duels (empty before the first)."""
+    record = context.table(STATE_TABLE).get(STATE_KEY)
+    return CampaignState() if record is None else state_from_dict(record)
+
+
+def save_state(context: Context, before: CampaignState, after: CampaignState) -> None:
+    """Keep the campaign state if it changed."""
+    if before != after:
+        context.table(STATE_TABLE).put(STATE_KEY, state_to_dict(after))
+
+
+def rulings_of(context: Context) -> Rulings:
+    """The campaign's hits rulings."""
+    return context.rules.rulings
+
+
+def every_character(context: Context) -> list[Character]:
+    """Every approved character of the campaign, in name order."""
+    found = []
+    for key in sorted(context.roster.known_names):
+        if context.roster.record(key).get("approved"):
+            found.append(context.roster.find(key))
+    return found
+
+
+def store_characters(
+    context: Context, before: Iterable[Character], after: Iterable[Character]
+) -> None:
+    """Write back each character that changed."""
+    for old, new in zip(before, after, strict=True):
+        if old != new:
+            context.roster.update(new)
+
+
+def scene_mode(clock: CampaignClock) -> Mode:
+    """The mode rolls are made in: the running scene's, else unstructured play."""
+    return clock.scene.mode if clock.scene.open else Mode.UNSTRUCTURED
+
+
+def require_in_play(character: Character) -> None:
+    """Refuse a character who cannot act in the scene: out, dead, or facing a knockout."""
+    if character.standing == Standing.KNOCKOUT_PENDING:
+        raise RuleViolation(
+            f"{character.name} is being knocked out: his player chooses first, "
+            f"[[stakes {character.name} life]] (or a skill, ability or benefit) or "
+            f"[[knockout {character.name}]]."
+        )
+    if character.standing != Standing.ACTIVE:
+        raise RuleViolation(
+            f"{character.name} is {character.standing.value.replace('_', ' ')} and cannot act "
+            "in this scene."
+        )
+
+
+# ----------------------------------------------------------------------------- pools
+
+
+def source_names(character: Character) -> list[str]:
+    """What a roll of ``character`` may name: the attributes and its dice traits."""
+    names = [a.value for a in Attribute]
+    for kind in DICE_TRAITS:
+        names += [name for name, _ in character.traits(kind)]
+    return names
+
+
+def sources_of(context: Context, character: Character, typed: Sequence[str]) -> tuple[Source, ...]:
+    """The dice each named source gives; a number is a GM's count of dice."""
+    sources: list[Source] = []
+    for name in typed:
+        if name.isascii() and name.isdigit():
+            if not context.by_gm:
+                raise Forbidden(
+                    "Only a GM rolls a number of dice; a player names attributes, skills, "
+                    "abilities or benefits of the sheet."
+                )
+            sources.append(Source(f"{int(name[:6])} dice", int(name[:6])))
+            continue
+        found = find_name(name, source_names(character), "source", "attributes and traits")
+        attribute = next((a for a in Attribute if a.value == found), None)
+        if attribute is not None:
+            sources.append(Source(found, character.attribute(attribute)))
+            continue
+        for kind in DICE_TRAITS:
+            rank = dict(character.traits(kind)).get(found)
+            if rank is not None:
+                sources.append(Source(found, rank))
+                break
+    seen = [s.name.casefold() for s in sources]
+    if len(set(seen)) != len(seen):
+        raise RuleViolation("Name each source once.")
+    return tuple(sources)
+
+
+def side_of(context: Context, character: Character, pool: Pool) -> Side:
+    """The roller's pool: his named sources, and Advantage from the tag and his standing."""
+    sources = sources_of(context, character, pool.sources)
+    dice = sum(s.dice for s in sources)
+    if dice > context.limits.max_dice:
+        raise RuleViolation(f"A pool holds at most {context.limits.max_dice} dice, not {dice}.")
+    spec = PoolSpec(
+        dice,
+        pool.advantage + character.advantage,
+        pool.disadvantage + character.disadvantage,
+    )
+    return Side(character.name, sources, spec, character.level)
+
+
+def roller(context: Context, name: str, doing: str) -> Character:
+    """A character the poster may roll for: his own, or any for a GM; one in play."""
+    character: Character = require_control(context, name, doing)
+    require_in_play(character)
+    return character
+
+
+def _pool_view(
+    context: Context,
+    side: Side,
+    test: LevelRoll,
+    clock: CampaignClock,
+    redo_of: str = "",
+    changes: tuple[Change, ...] = (),
+) -> PoolView:
+    rulings = rulings_of(context)
+    combat = scene_mode(clock) == Mode.COMBAT
+    if combat:
+        return PoolView(
+            side,
+            test.roll,
+            True,
+            None,
+            None,
+            at_least(test.roll.spec, test.roll.hits, rulings),
+            redo_of,
+            shown(changes),
+        )
+    odds = level_odds(test.roll.spec, test.level, rulings)
+    return PoolView(side, test.roll, False, test.outcome, odds, None, redo_of, shown(changes))
+
+
+def _remember(context: Context, side: Side, roll: PoolRoll, level: int) -> None:
+    """Keep the character's last roll for All in."""
+    context.table(ROLLS_TABLE).put(
+        character_key(side.name),
+        {
+            "version": ROLL_VERSION,
+            "roll_id": context.roll_id,
+            "dice": roll.spec.dice,
+            "advantage": roll.spec.advantage,
+            "disadvantage": roll.spec.disadvantage,
+            "level": level,
+            "sources": [[s.name, s.dice] for s in side.sources],
+            "redone": roll.redo,
+        },
+    )
+
+
+def resolve_roll(request: Pool, context: Context, dice: DiceSource) -> Resolution:
+    """A standard roll: hits on 4+, natural 6s explode; the Level table outside combat."""
+    character = roller(context, request.actor, "roll")
+    side = side_of(context, character, request)
+    rulings = rulings_of(context)
+    roll = roll_pool(side.spec, dice, rulings, context.limits)
+    test = LevelRoll(roll, character.level, level_outcome(roll.hits, character.level))
+    _remember(context, side, roll, character.level)
+    view = _pool_view(context, side, test, load_state(context).clock)
+    return Resolution("pool", view, _headline(view))
+
+
+def _headline(view: PoolView) -> Any:
+    if view.odds is not None and view.outcome is not None:
+        return view.odds[view.outcome]
+    return view.at_least
+
+
+def resolve_all_in(request: Named, context: Context, dice: DiceSource) -> Resolution:
+    """All in: 1 Influence, the character's last roll redone (R-44); the new result stands."""
+    character = roller(context, request.actor, "go all in")
+    record = context.table(ROLLS_TABLE).get(character_key(character.name))
+    if record is None:
+        raise RuleViolation(f"{character.name} has made no roll to redo.")
+    if record.get("redone"):
+        raise RuleViolation(
+            f"{character.name}'s last roll ({record.get('roll_id') or 'earlier'}) was already "
+            "redone with All in; a roll is redone once."
+        )
+    spec = PoolSpec(record["dice"], record["advantage"], record["disadvantage"])
+    level = int(record["level"])
+    previous = LevelRoll(PoolRoll(spec, ()), level, Outcome.FAIL)
+    state = load_state(context)
+    rulings = rulings_of(context)
+    spent = influence.all_in(state.clock, character, previous, dice, rulings)
+    assert spent.test is not None
+    context.roster.update(spent.character)
+    save_state(context, state, replace(state, clock=spent.clock))
+    sources = tuple(Source(str(name), int(count)) for name, count in record.get("sources", []))
+    side = Side(character.name, sources, spent.test.roll.spec, level)
+    _remember(context, side, spent.test.roll, level)
+    view = _pool_view(
+        context, side, spent.test, state.clock, str(record.get("roll_id", "")), spent.changes
+    )
+    return Resolution("pool", view, _headline(view), view.changes)
+
+
+def resolve_quick(request: Pool, context: Context, dice: DiceSource) -> Resolution:
+    """A quick roll: a die per source (two for 5+), ± Advantage (R-45); no crits."""
+    character = roller(context, request.actor, "roll")
+    if scene_mode(load_state(context).clock) == Mode.COMBAT:
+        raise RuleViolation("A quick roll is for unstructured play; this scene is combat.")
+    side = side_of(context, character, request)
+    spec = QuickSpec(
+        tuple(s.dice for s in side.sources), side.spec.advantage, side.spec.disadvantage
+    )
+    roll = roll_quick(spec, dice, context.limits)
+    odds = quick_odds(spec)
+    return Resolution("quick", QuickView(side, spec, roll, odds), odds[roll.outcome])
+
+
+def _sides(context: Context, pools: Sequence[Pool], doing: str) -> tuple[Side, ...]:
+    """Each roller's side; a player may roll his own characters and the GM's, no other's."""
+    sides = []
+    for pool in pools:
+        character: Character = context.roster.find(pool.actor)
+        record = context.roster.record(character.name)
+        if (record.get("owner") and not context.by_gm) or not record.get("approved"):
+            character = require_control(context, character.name, doing)
+        require_in_play(character)
+        sides.append(side_of(context, character, pool))
+    return tuple(sides)
+
+
+def resolve_opposed(request: Opposed, context: Context, dice: DiceSource) -> Resolution:
+    """Most hits wins; those tied for most reroll (R-43), or the GM awards it to all."""
+    if request.tie_all and not context.by_gm:
+        raise Forbidden(
+            "Only a GM may award a tie to all (tie=all), when the Reward is not mutually exclusive."
+        )
+    sides = _sides(context, request.sides, "roll")
+    rulings = rulings_of(context)
+    roll = roll_opposed(
+        [(side.name, side.spec) for side in sides], dice, rulings, award_ties_to_all=request.tie_all
+    )
+    odds = opposed_odds([side.spec for side in sides], rulings)
+    chance = None
+    if odds is not None and len(roll.winners) == 1:
+        chance = odds.wins[roll.names.index(roll.winners[0])]
+    return Resolution("opposed", OpposedView(sides, roll, odds), chance)
+
+
+def resolve_group(request: Group, context: Context, dice: DiceSource) -> Resolution:
+    """Everyone doing the same thing rolls; the most hits counts (R-42 for the Level)."""
+    if scene_mode(load_state(context).clock) == Mode.COMBAT:
+        raise RuleViolation(
+            "A group roll is judged by the Level table, which is for unstructured play."
+        )
+    sides = _sides(context, request.members, "roll")
+    rulings = rulings_of(context)
+    roll = roll_group([(s.name, s.spec, s.level) for s in sides], dice, rulings)
+    odds = group_odds([(s.spec, s.level) for s in sides], rulings)
+    return Resolution("group", GroupView(sides, roll, odds), odds[roll.outcome])

@@ -6,8 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.corrections import Correct, VoidRoll
 from referee.errors import TagError
 from referee.limits import Limits
+from referee.lookup import ShowHistory, ShowPending, ShowRoster, ShowSheet
 from referee.notation import parse_expression
 from referee.resolve import verbs_for
 from referee.systems.stepped.system import SYSTEM
@@ -289,7 +291,8 @@ def test_parse_tag_raises_only_tag_errors(text: str) -> None:
     else:
         # "STAT 0 0" is a vehicle's stat roll: any text may spell a verb.
         known = (RollDice, RollStat, RollInitiative, Attack, Cast, VehicleStat, EndEncounter)
-        assert isinstance(request, known)
+        looked_up = (ShowSheet, ShowHistory, ShowPending, ShowRoster, VoidRoll, Correct)
+        assert isinstance(request, known + looked_up)
 
 
 # ---------------------------------------------------------------------------- hostile input

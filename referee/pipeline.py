@@ -29,7 +29,7 @@ from .limits import DEFAULT_LIMITS, Limits
 from .records import LOOKUP_KINDS, difference, names_in, roll_entry
 from .render import Renderer
 from .resolve import Context, Roster, resolve_request, verbs_for
-from .tags import ParseContext, Tag, find_tags, read_tag
+from .tags import ParseContext, Tag, find_tags, near_miss_problems, read_tag
 from .verdicts import Reply, Verdict
 
 log = logging.getLogger(__name__)
@@ -199,10 +199,13 @@ class Referee:
             if seen.get("application") and seen.get("body_sha256") != _digest(post.body):
                 return self._resubmit(post, seen, scan.tags)
             return self._replay(post, seen, scan.tags)
-        if not scan.tags and not scan.problem:
+        if not scan.tags and not scan.problem and not scan.near:
+            return Outcome(post, "", 0, 0, 0)
+        near = self._near_misses(post, scan.near)
+        if not scan.tags and not scan.problem and not near:
             return Outcome(post, "", 0, 0, 0)
         verdicts, names = self._resolve_all(post, scan.tags, private)
-        notes = (scan.problem,) if scan.problem else ()
+        notes = (*near, scan.problem) if scan.problem else near
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes))
         new_rolls = self._record(post, verdicts, names, private)
         kept = [(v, n) for v, n in zip(verdicts, names, strict=True) if not v.failed]
@@ -225,7 +228,7 @@ class Referee:
                 ],
                 # What each tag wrote, field by field: what [[void]] takes back out.
                 **undo,
-                "problems": sum(v.failed for v in verdicts),
+                "problems": sum(v.failed for v in verdicts) + len(near),
                 "reply": text,
                 "edited_note": False,
                 # An application is the one post an edit may change: it submits a new version.
@@ -234,7 +237,7 @@ class Referee:
                 "refereed_at": _iso(self.clock()),
             },
         )
-        problems = sum(v.failed for v in verdicts)
+        problems = sum(v.failed for v in verdicts) + len(near)
         log.info(
             "refereed post=%s author=%s tags=%d problems=%d rolls=%d",
             post.fullname,
@@ -290,6 +293,14 @@ class Referee:
     def _replay_failure(self, post: Post, seen: dict[str, Any] | None) -> Outcome:
         text = str((seen or {}).get("reply", ""))
         return Outcome(post, text, 0, 0, 0, replayed=True, failed=True)
+
+    def _near_misses(self, post: Post, near: tuple[str, ...]) -> tuple[str, ...]:
+        """Notes for the post's bracket-short tags that read as tags (see near_miss_problems)."""
+        if not near:
+            return ()
+        context = self.session.context(post)
+        parse_context = ParseContext(context.known_names, self.limits)
+        return near_miss_problems(near, parse_context, verbs_for(context.system))
 
     def _resolve_all(
         self, post: Post, tags: tuple[Tag, ...], private: bool = False

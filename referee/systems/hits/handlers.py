@@ -217,6 +217,14 @@ def _remember(context: Context, side: Side, roll: PoolRoll, level: int) -> None:
     )
 
 
+def _remember_unredoable(context: Context, names: Iterable[str], kind: str) -> None:
+    """A quick, opposed or group roll is now the character's last roll: All in refuses it."""
+    for name in names:
+        context.table(ROLLS_TABLE).put(
+            character_key(name), {"version": ROLL_VERSION, "roll_id": context.roll_id, "kind": kind}
+        )
+
+
 def resolve_roll(request: Pool, context: Context, dice: DiceSource) -> Resolution:
     """A standard roll: hits on 4+, natural 6s explode; the Level table outside combat."""
     character = roller(context, request.actor, "roll")
@@ -241,6 +249,11 @@ def resolve_all_in(request: Named, context: Context, dice: DiceSource) -> Resolu
     record = context.table(ROLLS_TABLE).get(character_key(character.name))
     if record is None:
         raise RuleViolation(f"{character.name} has made no roll to redo.")
+    if "kind" in record:
+        raise RuleViolation(
+            f"{character.name}'s last roll ({record.get('roll_id') or 'earlier'}) was a "
+            f"{record['kind']} roll; All in redoes a standard roll (roll ...) of his own."
+        )
     if record.get("redone"):
         raise RuleViolation(
             f"{character.name}'s last roll ({record.get('roll_id') or 'earlier'}) was already "
@@ -274,6 +287,7 @@ def resolve_quick(request: Pool, context: Context, dice: DiceSource) -> Resoluti
         tuple(s.dice for s in side.sources), side.spec.advantage, side.spec.disadvantage
     )
     roll = roll_quick(spec, dice, context.limits)
+    _remember_unredoable(context, [character.name], "quick")
     odds = quick_odds(spec)
     return Resolution("quick", QuickView(side, spec, roll, odds), odds[roll.outcome])
 
@@ -302,6 +316,7 @@ def resolve_opposed(request: Opposed, context: Context, dice: DiceSource) -> Res
     roll = roll_opposed(
         [(side.name, side.spec) for side in sides], dice, rulings, award_ties_to_all=request.tie_all
     )
+    _remember_unredoable(context, [side.name for side in sides], "opposed")
     odds = opposed_odds([side.spec for side in sides], rulings)
     chance = None
     if odds is not None and len(roll.winners) == 1:
@@ -318,5 +333,6 @@ def resolve_group(request: Group, context: Context, dice: DiceSource) -> Resolut
     sides = _sides(context, request.members, "roll")
     rulings = rulings_of(context)
     roll = roll_group([(s.name, s.spec, s.level) for s in sides], dice, rulings)
+    _remember_unredoable(context, [side.name for side in sides], "group")
     odds = group_odds([(s.spec, s.level) for s in sides], rulings)
     return Resolution("group", GroupView(sides, roll, odds), odds[roll.outcome])

@@ -56,6 +56,16 @@ VERBS = (
         example="roll Kara body + Swordsmanship adv 1",
     ),
     _verb(
+        "allin",
+        tags.named_parser(tags.ALL_IN_USAGE),
+        handlers.resolve_all_in,
+        tags.ALL_IN_USAGE,
+        aliases=("all", "all-in"),
+        form="all in <character>",
+        help="1 Influence: the character's last roll is redone once; the new result stands",
+        example="all in Kara",
+    ),
+    _verb(
         "quick",
         tags.parse_quick,
         handlers.resolve_quick,
@@ -81,16 +91,6 @@ VERBS = (
         form="group <character> <sources> & <character> <sources> [& ...]",
         help="everyone doing the same thing rolls; the roll with most hits counts",
         example="group Kara mind & Nova mind",
-    ),
-    _verb(
-        "allin",
-        tags.named_parser(tags.ALL_IN_USAGE),
-        handlers.resolve_all_in,
-        tags.ALL_IN_USAGE,
-        aliases=("all", "all-in"),
-        form="all in <character>",
-        help="1 Influence: the character's last roll is redone once; the new result stands",
-        example="all in Kara",
     ),
     _verb(
         "scene",

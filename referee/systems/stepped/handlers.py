@@ -27,8 +27,8 @@ from .combat import AttackKind, Location, apply_wounds, attack, heal
 from .magic import cast
 from .rolls import Modifier, TraitRoll, initiative, roll_trait, wound_penalty
 from .rulings import Rules
-from .sheet import character_from_record, wound_track_problems
-from .traits import LADDER, UNARMED, Character, State, Weapon, WeaponKind, parse_stat, state_of
+from .sheet import character_from_record, npc_problems
+from .traits import UNARMED, Character, Stat, State, Weapon, WeaponKind, parse_stat, state_of
 from .vehicles.combat import attack as craft_attack
 from .vehicles.crafts import Crewed, Vehicle, parse_param, vehicle_from_record, vehicle_to_record
 from .vehicles.rolls import initiative as craft_initiative
@@ -320,16 +320,17 @@ def resolve_npc(request: CreateNpc, context: Context, dice: DiceSource) -> Resol
     if request.name in context.roster:
         raise RuleViolation(f"{request.name} already exists; choose another name.")
     character = character_from_record(_npc_record(request, context))
-    low, high = 1, len(LADDER)  # points index the ladder of dice
-    absurd = [f"{s.value} {p}" for s, p in character.stats.items() if not low <= p <= high]
-    if absurd:
-        raise RuleViolation(
-            f"{character.name} cannot enter play with {', '.join(absurd)} points; a stat "
-            f"has {low} to {high} points (d4 to d20)."
+    # Checked like a sheet before it takes the name: an NPC that could not act never enters.
+    problems = npc_problems(character, context.rules)
+    if problems:
+        missing = len(character.stats) < len(Stat)
+        hint = (
+            " Write every stat, like [[npc Bandit: str 2, agi 3, end 2, per 2]], or use a "
+            "template: [[npc Bandit as thug]]."
+            if missing
+            else ""
         )
-    track = wound_track_problems(character)
-    if track:
-        raise RuleViolation(f"{character.name} cannot enter play: {' '.join(track)}")
+        raise RuleViolation(f"{character.name} cannot enter play: {' '.join(problems)}{hint}")
     context.roster.add(character, None, approved=True)
     return Resolution("npc", NpcResult(character, request.template))
 

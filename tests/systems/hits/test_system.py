@@ -147,6 +147,15 @@ def test_all_in_redoes_the_last_roll_once(campaign: Campaign) -> None:
     )
 
 
+def test_all_in_redoes_a_standard_roll_only(campaign: Campaign) -> None:
+    """After a quick roll, All in says it redoes a standard roll, and spends nothing."""
+    _tag(campaign, "roll Kara body", [3, 3, 2, 1])
+    _tag(campaign, "quick Kara body", [1])
+    with pytest.raises(UserError, match="was a quick roll"):
+        _tag(campaign, "all in Kara", [4, 4, 4, 4])
+    assert 3 == _kara(campaign)["influence"]
+
+
 def test_a_player_may_not_redo_another_s_roll(campaign: Campaign) -> None:
     """All in is the roller's own: Dax's player is refused."""
     _tag(campaign, "roll Kara body", [3, 3, 2, 1])
@@ -483,3 +492,22 @@ def test_a_post_renders_dice_explosions_odds_and_changes(tmp_path: Path) -> None
     )
     assert "Odds (exact, crits included): fail" in text
     assert ("redoing roll x-1" in redo, "Influence 1 → **0**" in redo) == (True, True)
+
+
+def test_a_long_post_s_compact_verdicts_keep_hits_outcome_and_chance(tmp_path: Path) -> None:
+    """Forty rolls do not fit a comment in full: each compact verdict keeps its result and odds."""
+    sheets = [{"name": "Kara", "owner": PLAYER, "primary": "body", "secondary": "mind"}]
+    campaign = make_campaign(tmp_path, sheets, system="hits")
+    tags = " ".join("[[roll Kara body + mind adv 1]]" for _ in range(40))
+    outcome = Referee(campaign).referee(Post("t1_x", "t3_a", PLAYER, tags, 1.0))
+    lines = [line for line in outcome.text.splitlines() if line.startswith("Kara:")]
+    assert (40, 40) == (len(lines), sum(" hit" in line and "%)" in line for line in lines))
+
+
+def test_extra_dice_advantage_adds_dice_through_the_tag(tmp_path: Path) -> None:
+    """R-23 extra_dice: Advantage 1 on body 4 rolls 5 dice, faces unchanged."""
+    campaign = make_campaign(
+        tmp_path, _sheets(), system="hits", rulings={"advantage": "extra_dice"}
+    )
+    view = _tag(campaign, "roll Kara body adv 1", [3, 3, 3, 3, 4]).result
+    assert (5, 1) == (len(view.roll.dice), view.hits)

@@ -122,6 +122,7 @@ class Session:
             private=private,
             npc_stats=self.campaign.config.npc_stats,
             campaign_name=self.campaign.config.name,
+            next_by=self.campaign.config.next_by,
         )
         self.roster.finds_hidden = context.by_gm
         self.roster.sees_hidden = context.sees_hidden
@@ -470,6 +471,7 @@ def verdict_for(
         resolution.changes,
         tuple(recorder.draws),
         writes=tuple(written),
+        tracker=resolution.tracker,
     )
 
 
@@ -500,6 +502,10 @@ def outcome_summary(verdict: Verdict) -> dict[str, Any]:
         summary["order"] = [list(group) for group in groups]
     if verdict.changes:
         summary["changes"] = [change.ledger() for change in verdict.changes]
+    for facts in (result, verdict.tracker):  # the initiative tracker's round and turn
+        ledger = getattr(facts, "ledger", None)
+        if callable(ledger):
+            summary.update(ledger())
     own = getattr(result, "ledger_facts", None)
     if callable(own):  # a core verb's result says what its row keeps (a void: which roll)
         summary.update(own())

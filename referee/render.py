@@ -176,6 +176,7 @@ class Renderer:
         self._environment = make_environment(templates_dir, system)
         self._reply = _Fast(self._environment.get_template("reply.md.j2"))
         self._verdicts: dict[str, _Fast] = {}
+        self._turn: _Fast | None = None
         self._campaign = campaign
         self._commitment = commitment
         self._limits = limits
@@ -202,7 +203,12 @@ class Renderer:
         if template is None:
             template = _Fast(self._environment.get_template(f"verdict_{verdict.kind}.md.j2"))
             self._verdicts[verdict.kind] = template
-        return _footer_apart(template.render(v=verdict, compact=compact).strip())
+        text = _footer_apart(template.render(v=verdict, compact=compact).strip())
+        if verdict.tracker is not None:  # an initiative roll: whose turn it is now
+            if self._turn is None:
+                self._turn = _Fast(self._environment.get_template("turn_note.md.j2"))
+            text += "\n\n" + self._turn.render(t=verdict.tracker, compact=compact).strip()
+        return text
 
     def _render(
         self, reply: Reply, verdicts: Sequence[Verdict], *, compact: bool, omitted: Sequence[str]

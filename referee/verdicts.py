@@ -48,6 +48,7 @@ class Verdict:
     usage: str = ""  # for kind "problem": the right form of the verb
     # Every store record the tag wrote, (table, key, before, after): what [[void]] undoes.
     writes: tuple[tuple[str, str, Any, Any], ...] = ()
+    tracker: Any = None  # what an initiative roll did to the thread's tracker (a turn note)
 
     @property
     def failed(self) -> bool:

@@ -159,9 +159,9 @@ def test_end_encounter_clears_the_initiative_order(open_campaign):
     campaign = open_campaign([sheet("Kara Venn")])
     referee = Referee(campaign)
     referee.referee(Post("t1_i", "t3_t", GM, "[[init Kara]]", 1.0))
-    had = "t3_t" in campaign.store.table("encounters")
+    had = "t3_t" in campaign.store.table("initiative")
     referee.referee(Post("t1_e", "t3_t", GM, "[[end encounter]]", 2.0))
-    assert (True, False) == (had, "t3_t" in campaign.store.table("encounters"))
+    assert (True, False) == (had, "t3_t" in campaign.store.table("initiative"))
 
 
 def test_a_players_sheet_that_sets_its_wound_track_or_kind_is_told_so(open_campaign):

@@ -148,7 +148,7 @@ def npc_templates(context: Context) -> Mapping[str, Mapping[str, Any]]:
 
 
 def end_encounter(context: Context) -> bool:
-    """Clear the thread's initiative order; whether there was one."""
+    """Forget an initiative order kept before the core's tracker; whether there was one."""
     return context.table("encounters").delete(context.post.thread)
 
 
@@ -195,8 +195,7 @@ def resolve_initiative(request: RollInitiative, context: Context, dice: DiceSour
         return resolve_vehicle_initiative(request, context, dice)
     characters = [require_control(context, name, "roll initiative") for name in request.names]
     result = initiative(_each_once(characters), context.rules, dice)
-    _keep_order(context, result.groups)
-    return Resolution("initiative", result)
+    return Resolution("initiative", result, initiative=_totals(result.rolls))
 
 
 Named = TypeVar("Named", bound="Character | Crewed")
@@ -212,16 +211,9 @@ def _each_once(combatants: list[Named]) -> list[Named]:
     return combatants
 
 
-def _keep_order(context: Context, groups: Iterable[Iterable[str]]) -> None:
-    """Store the thread's initiative order: the encounter state."""
-    context.table("encounters").put(
-        context.post.thread,
-        {
-            "thread": context.post.thread,
-            "order": [list(group) for group in groups],
-            "set_by": context.post.fullname,
-        },
-    )
+def _totals(rolls: Iterable[Any]) -> tuple[tuple[str, int], ...]:
+    """Each roller's total, highest first: the core's tracker makes them the thread's order."""
+    return tuple((roll.roller, roll.total) for roll in rolls)
 
 
 def _weapon(character: Character, name: str | None) -> Weapon | None:
@@ -416,8 +408,7 @@ def resolve_vehicle_initiative(
 ) -> Resolution:
     combatants = [require_combatant(context, name, "roll initiative") for name in request.names]
     result = craft_initiative(_each_once(combatants), _vehicle_rules(context), dice)
-    _keep_order(context, result.groups)
-    return Resolution("vehicle_initiative", result)
+    return Resolution("vehicle_initiative", result, initiative=_totals(result.rolls))
 
 
 def resolve_vehicle_attack(request: Attack, context: Context, dice: DiceSource) -> Resolution:

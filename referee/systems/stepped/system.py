@@ -276,7 +276,7 @@ class Stepped:
         )
 
     def end_encounter(self, context: Context) -> bool:
-        """Clear the thread's initiative order; whether there was one."""
+        """Forget an initiative order stored before the core tracker; whether there was one."""
         return handlers.end_encounter(context)
 
     def roster_view(

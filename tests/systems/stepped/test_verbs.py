@@ -108,7 +108,7 @@ REFUSED = [
         "sht Kara -> Trooper 1",
         None,
         "'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, npc, "
-        "wound, heal, apply, approve, reject, revise, end, sheet, history, pending, roster, "
+        "wound, heal, next, apply, approve, reject, revise, end, sheet, history, pending, roster, "
         "void, revive, rename, remove, reveal, help. Did you mean shoot?",
         None,  # the usage is the tag corrected: tests/test_suggest.py
     ),
@@ -116,7 +116,7 @@ REFUSED = [
         "xyzzy",
         None,
         "'xyzzy' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, npc, "
-        "wound, heal, apply, approve, reject, revise, end, sheet, history, pending, roster, "
+        "wound, heal, next, apply, approve, reject, revise, end, sheet, history, pending, roster, "
         "void, revive, rename, remove, reveal, help.",
         "roll",
     ),

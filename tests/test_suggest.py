@@ -146,3 +146,12 @@ def test_a_typo_finds_its_name_in_a_big_roster() -> None:
     """Among 20,000 troopers a typo still finds Kara Venn (by the deletion table, no scan)."""
     big = NameIndex([f"Trooper {n}" for n in range(20_000)] + ["Kara Venn"])
     assert ["kara venn"] == big.suggest("karra")
+
+
+def test_a_tag_no_verb_fits_points_to_help_not_to_another_verb(referee) -> None:
+    """[[xyzzy Kara]] shows no verb's form (it would mislead) and points to [[help]]."""
+    text = _reply(referee, "[[xyzzy Kara]]")
+    assert (True, False) == (
+        "&#91;&#91;help&#93;&#93; lists them with their forms" in text,
+        "Write it as" in text,
+    )

@@ -32,6 +32,7 @@ from .opposed import ReplayThen, TestResult, resolve_test
 from .opposed import overturn as overturn_test
 from .party import load_party, put_thread_state, save_party, thread_state
 from .policy import Policy, commit, parse_policy
+from .pvp import duel_problems, resolve_pvp
 from .resources import Outcome
 from .rulings import Rulings
 from .state import Character, Fight, Party
@@ -103,6 +104,7 @@ class Played:
     fight_over: bool = False
     sat_out: tuple[str, ...] = ()  # undeclared players who could not join by default
     opened_next: tuple[str, ...] = ()  # who declares for the next round
+    gm_name: str = "GM"  # who holds the GM's place: the second player in a duel
 
     @property
     def booms(self) -> tuple[Boom, ...]:
@@ -189,7 +191,7 @@ def resolve_open(request: Open, context: Context, dice: DiceSource) -> Resolutio
         }
         fight = start_fight(request.gm_dice, request.allies, difficulty, master, context.limits)
         save_party(context, party, replace(party, fight=fight))
-    else:
+    elif request.kind == "test":
         start_fight(request.gm_dice, limits=context.limits)  # the same check of the GM's pool
     record["open"] = {
         "kind": request.kind,
@@ -244,6 +246,11 @@ def resolve_declare(request: Declare, context: Context, dice: DiceSource) -> Res
         )
     party = load_party(context)
     fight = open_["kind"] == "fight"
+    if open_["kind"] == "duel":
+        second = open_["participants"].index(name) == 1
+        problems = duel_problems(request.policy, name, second)
+        if problems:
+            raise RuleViolation("; ".join(problems) + ".")
     others = tuple(n for n in open_["participants"] if n != name)
     commit(
         request.policy,
@@ -324,6 +331,8 @@ def _play_open(context: Context, record: dict[str, Any], dice: DiceSource) -> Re
     declarations = _declarations(open_)
     if open_["kind"] == "fight":
         return _play_round(context, rest, dice, open_, declarations)
+    if open_["kind"] == "duel":
+        return _play_duel(context, rest, dice, open_, declarations)
     party = load_party(context)
     kept, out = _fill_defaults(party, declarations, set(open_["declarations"]), _rulings(context))
     kept += [(name, "opt-out") for name in out]
@@ -384,6 +393,29 @@ def _play_test(
     played = _played_test(result, words, stakes, after, sat_out)
     chance = played.takings[0].chance if len(played.takings) == 1 else None
     return Resolution("test", played, chance, result.changes)
+
+
+def _play_duel(
+    context: Context,
+    record: dict[str, Any],
+    dice: DiceSource,
+    open_: dict[str, Any],
+    declarations: list[tuple[str, str]],
+) -> Resolution:
+    """Two players against each other (§3.2): both strike a line; one succeeds."""
+    party = load_party(context)
+    result = resolve_pvp(
+        party, _policies(declarations, context), dice, _rulings(context), context.limits
+    )
+    after = apply(party, result.changes)
+    save_party(context, party, after)
+    record.pop("last", None)  # overturn is for tests against the GM
+    put_thread_state(context, record)
+    played = replace(
+        _played_test(result, dict(declarations), open_["stakes"], after, ()),
+        gm_name=declarations[1][0],
+    )
+    return Resolution("test", played, None, result.changes)
 
 
 def _played_test(

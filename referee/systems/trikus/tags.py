@@ -3,6 +3,7 @@
 Forms (a character's name may have spaces; the campaign's names are known)::
 
     open test 2 Kara, Zuzia "Success: the gate opens. Failure: the alarm sounds."
+    open duel Kara, Zuzia "Success: Kara keeps the holocron."
     open fight 3 Kara, Zuzia allies=Trooper,Droid difficulty=3 vs Darth Vex
     declare Kara line=1 morale=1 light=1 escape=1,8 negotiate=9 defend:Zuzia
     test Kara morale=1            test Kara vs 2 line=2   (vs: the GM's difficulty)
@@ -27,7 +28,10 @@ from .policy import USAGE as POLICY_WORDS
 from .policy import Policy, parse_policy
 from .state import LineStatus
 
-OPEN_USAGE = '[[open test 2 Kara, Zuzia "stakes"]] or [[open fight 3 Kara, Zuzia difficulty=3]]'
+OPEN_USAGE = (
+    '[[open test 2 Kara, Zuzia "stakes"]], [[open fight 3 Kara, Zuzia difficulty=3]] '
+    "or [[open duel Kara, Zuzia]]"
+)
 DECLARE_USAGE = f"[[declare Kara line=1 morale=1]] (words: {POLICY_WORDS})"
 TEST_USAGE = "[[test Kara morale=1]], or as the GM [[test Kara vs 2]]"
 ANSWER_USAGE = "[[answer yes]] or [[answer no]]"
@@ -55,8 +59,8 @@ _MAX_STAKES = 300
 class Open:
     """``open``: the GM opens a test or a fight in the thread."""
 
-    kind: str  # "test" or "fight"
-    gm_dice: int
+    kind: str  # "test", "fight" or "duel" (two players against each other)
+    gm_dice: int  # 0 for a duel between players
     names: tuple[str, ...]
     stakes: str = ""
     allies: tuple[str, ...] = ()  # the GM's named allies (fights)
@@ -150,12 +154,18 @@ def parse_open(rest: str, context: ParseContext) -> Open:
         raise TagError(f"The stakes are at most {_MAX_STAKES} characters.", OPEN_USAGE)
     text = _QUOTED.sub(" ", rest)
     words = text.split()
-    if len(words) < 3 or words[0].casefold() not in ("test", "fight"):
+    kind = words[0].casefold() if words else ""
+    if kind == "duel" and len(words) >= 2:
+        names = _names(" ".join(words[1:]), context, OPEN_USAGE)
+        if len(names) != 2:
+            raise TagError("A duel between players names two characters.", OPEN_USAGE)
+        return Open(kind, 0, names, stake)
+    if len(words) < 3 or kind not in ("test", "fight"):
         raise TagError(
-            "Write test or fight, the GM's dice (the difficulty), then the characters.",
+            "Write test or fight, the GM's dice (the difficulty), then the characters; "
+            "or duel and two characters.",
             OPEN_USAGE,
         )
-    kind = words[0].casefold()
     gm_dice = _small(words[1], "The GM's pool", OPEN_USAGE)
     body = " ".join(words[2:])
     opponent = ""

@@ -47,7 +47,7 @@ def test_the_demo_thread_uses_every_verb() -> None:
 def test_the_demo_shows_every_mechanic_of_the_issue(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Solo and team tests, a fight with an ally, Negotiation, escape, Catastrophe, refresh."""
+    """Solo and team tests, a fight with an ally, Negotiation, escape, Catastrophe, refresh, PvP."""
     out, err = _batch(demo, capsys)
     shown = {
         "solo test": "**Test**: Kara (1 die: `line=1 use=Medpac`) against the GM's 2.",
@@ -60,6 +60,7 @@ def test_the_demo_shows_every_mechanic_of_the_issue(
         "boom and overturn": "**The GM overturns the last test**",
         "refusal of a GM verb": "Only a GM may grant Light tokens",
         "end of the fight": "**The fight is over.**",
+        "duel between players": "**Duel**: Zuzia (3 dice: `light=1`) against Pawel (3 dice).",
     }
     assert {name: True for name in shown} == {name: text in out for name, text in shown.items()}
     assert "1 tag(s) with problems" in err

@@ -411,3 +411,47 @@ def test_a_refused_tag_leaves_no_half_change(campaign: Campaign) -> None:
         record["open"]["declarations"],
         lines(campaign, "zuzia"),
     )
+
+
+# ------------------------------------------------------------ player against player
+
+
+def test_a_duel_between_players_gives_one_success_and_one_failure(campaign: Campaign) -> None:
+    """Michal (3) against Zuzia (2-die line, light=1): Z5 M7; Z8; M2; M3 -> Zuzia wins."""
+    tag(campaign, "light Zuzia")
+    tag(campaign, 'open duel Michal, Zuzia "the holocron"')
+    tag(campaign, "declare Zuzia light=1", author="zuzia")
+    result = tag(campaign, "declare Michal", [5, 7, 8, 2, 3], author="michal")
+    assert {"Michal": Outcome.FAILURE, "Zuzia": Outcome.SUCCESS} == outcomes(result)
+    assert "Zuzia" == result.result.gm_name
+    michal, zuzia = state(campaign, "michal"), state(campaign, "zuzia")
+    assert (0, ["struck"], 1, 1) == (
+        michal["morale"],
+        lines(campaign, "michal"),
+        zuzia["morale"],
+        zuzia["light"],
+    )
+    assert ["struck", "free"] == lines(campaign, "zuzia")
+
+
+def test_a_duel_spends_the_seconds_light_only_when_needed(campaign: Campaign) -> None:
+    """Zuzia's Light is her last die: rolled (and spent) only when she must roll with none."""
+    tag(campaign, "light Zuzia")
+    tag(campaign, "open duel Michal, Zuzia")
+    tag(campaign, "declare Zuzia line=1 light=1", author="zuzia")
+    result = tag(campaign, "declare Michal", [5, 7, 8, 9], author="michal")  # Z5 M7; Z8(L)
+    assert {"Michal": Outcome.SUCCESS, "Zuzia": Outcome.FAILURE} == outcomes(result)
+    spent = [c for c in result.changes if c.kind.name == "LIGHT_SPENT"]
+    assert ([("Zuzia", 1)], 0) == (
+        [(c.who, c.amount) for c in spent],
+        state(campaign, "zuzia")["light"],
+    )
+
+
+def test_a_duel_refuses_negotiation_and_the_seconds_escape(campaign: Campaign) -> None:
+    """Negotiation between players is not by post; escape is the first-named player's."""
+    tag(campaign, "open duel Michal, Zuzia")
+    with pytest.raises(RuleViolation, match="Negotiation between players"):
+        tag(campaign, "declare Michal negotiate=5", author="michal")
+    with pytest.raises(RuleViolation, match="escape is the first-named"):
+        tag(campaign, "declare Zuzia escape=1,5", author="zuzia")

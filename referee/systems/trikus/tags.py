@@ -4,7 +4,7 @@ Forms (a character's name may have spaces; the campaign's names are known)::
 
     open test 2 Kara, Zuzia "Success: the gate opens. Failure: the alarm sounds."
     open duel Kara, Zuzia "Success: Kara keeps the holocron."
-    open fight 3 Kara, Zuzia allies=Trooper,Droid difficulty=3 vs Darth Vex
+    open fight 3 Kara, Zuzia allies=Trooper,Droid difficulty=3 negotiate=9 vs Darth Vex
     declare Kara line=1 morale=1 light=1 escape=1,8 negotiate=9 defend:Zuzia
     test Kara morale=1            test Kara vs 2 line=2   (vs: the GM's difficulty)
     go        answer yes|no       difficulty 2|off        overturn      refresh
@@ -66,6 +66,7 @@ class Open:
     allies: tuple[str, ...] = ()  # the GM's named allies (fights)
     difficulty: int | None = None  # Combat Difficulty (fights); None: the basic rules
     opponent: str = ""  # the NPC fought (a GM-marked master triggers the sacrifice)
+    gm_negotiate: int | None = None  # the GM proposes a reroll of a player's die >= this
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,13 @@ class Declare:
 @dataclass(frozen=True)
 class Bare:
     """A verb with no argument: ``go``, ``overturn``, ``refresh``."""
+
+
+@dataclass(frozen=True)
+class Go:
+    """``go`` (the open test or round now) or ``go all`` (a fight to its end)."""
+
+    whole: bool = False
 
 
 @dataclass(frozen=True)
@@ -174,6 +182,7 @@ def parse_open(rest: str, context: ParseContext) -> Open:
         opponent = name_argument(after, "opponent", OPEN_USAGE, context.limits)
     allies: tuple[str, ...] = ()
     difficulty: int | None = None
+    gm_negotiate: int | None = None
     kept: list[str] = []
     for word in body.split():
         key, sep, value = word.partition("=")
@@ -186,12 +195,14 @@ def parse_open(rest: str, context: ParseContext) -> Open:
             )
         elif kind == "fight" and folded == "difficulty":
             difficulty = _small(value, "Combat Difficulty", OPEN_USAGE, 20) if sep else 0
+        elif folded == "negotiate" and sep:
+            gm_negotiate = _small(value, "The GM's Negotiation threshold", OPEN_USAGE, 10)
         elif sep:
             raise TagError(f"'{shorten(word)}' is not an option of open {kind}.", OPEN_USAGE)
         else:
             kept.append(word)
     names = _names(" ".join(kept), context, OPEN_USAGE)
-    return Open(kind, gm_dice, names, stake, allies, difficulty, opponent)
+    return Open(kind, gm_dice, names, stake, allies, difficulty, opponent, gm_negotiate)
 
 
 def _split(rest: str, context: ParseContext, usage: str) -> tuple[str, str]:
@@ -237,6 +248,16 @@ def bare_parser(usage: str) -> Callable[[str, ParseContext], Bare]:
         return Bare()
 
     return parse
+
+
+GO_USAGE = "[[go]], or [[go all]] to play a fight to its end"
+
+
+def parse_go(rest: str, context: ParseContext) -> Go:
+    word = rest.strip().casefold()
+    if word in ("", "all"):
+        return Go(word == "all")
+    raise TagError(f"Write go, or go all, not '{shorten(rest)}'.", GO_USAGE)
 
 
 def parse_answer(rest: str, context: ParseContext) -> Answer:

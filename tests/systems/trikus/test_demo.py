@@ -52,10 +52,11 @@ def test_the_demo_shows_every_mechanic_of_the_issue(
         "boom and overturn": "**The GM overturns the last test**",
         "refusal of a GM verb": "Only a GM may grant Light tokens",
         "end of the fight": "**The fight is over.**",
-        "duel between players": "**Duel**: Zuzia (3 dice: `light=1`) against Pawel (3 dice).",
+        "duel between players": "**Duel**: Zuzia (3 dice: `light=1`) against Pawel Dron (3 dice).",
     }
     assert {name: True for name in shown} == {name: text in out for name, text in shown.items()}
-    assert "1 tag(s) with problems" in err
+    # The refusal of a GM verb, and revive, reveal and remove of a player's character.
+    assert "4 tag(s) with problems" in err
 
 
 def test_the_demo_batch_is_deterministic_and_records_nothing_twice(

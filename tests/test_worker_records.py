@@ -283,3 +283,14 @@ def test_the_permission_matrix_still_holds_for_the_new_verbs(server: FakeReddit,
     text = _reply(server, tries)
     assert 5 == text.count("Only a GM may")
     assert "**Kara Venn**, played by u&#47;kara" in text and "No application awaits" in text
+
+
+def test_a_players_verbless_tag_never_names_a_hidden_npc(server: FakeReddit, live) -> None:
+    """[[Shadow Agent agility]] by a player: no "write it as [[roll Shadow Agent ...]]"."""
+    harness = _live(live)
+    server.send_message(GM, server.bot, "ambush", "[[npc Shadow Agent as veteran]]")
+    thread = server.submit(SUB, GM, "Scene 6", "")
+    probe = server.comment(thread, "kara", "[[Shadow Agent agility]] [[Shadow Agnt agility]]")
+    harness.run_until_settled()
+    text = _reply(server, probe)
+    assert [] == [leak for leak in ("[[roll Shadow", "Did you mean Shadow") if leak in text]

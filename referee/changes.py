@@ -131,3 +131,8 @@ class TrackedTable:
 
     def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
         return self._table.items()
+
+    def newest(self) -> Iterator[str]:
+        """The keys, most recently first put first, if the table keeps that order (posts)."""
+        newest = getattr(self._table, "newest", None)
+        return newest() if newest is not None else reversed(list(self._table.keys()))

@@ -15,6 +15,7 @@ import secrets
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,7 @@ class Config:
     rulings: Mapping[str, Any] = field(default_factory=dict)
     gms: tuple[str, ...] = ()
     reddit: RedditConfig = RedditConfig()
+    next_by: str = "turn"  # [initiative] next_by: who besides a GM may write [[next]]
 
     @property
     def root(self) -> Path:
@@ -103,10 +105,21 @@ def find_config(campaign_dir: Path | None = None) -> Path:
     )
 
 
+class NextBy(str, Enum):
+    """``[initiative] next_by``: who besides a GM may write ``[[next]]`` (referee.tracker_verbs)."""
+
+    TURN = "turn"  # the player one of whose characters has the turn (the default)
+    ANYONE = "anyone"  # anyone
+    GM = "gm"  # GMs only
+
+
+NEXT_BY = tuple(choice.value for choice in NextBy)
+
 _SECTIONS: dict[str, set[str]] = {
     "campaign": {"name", "system", "data_dir", "templates_dir", "races", "scale", "gms"},
     "secret": {"env", "file", "create_if_missing", "sha256"},
     "rulings": set(),  # checked by the rules module itself
+    "initiative": {"next_by"},
     "reddit": {
         "site",
         "subreddits",
@@ -215,6 +228,13 @@ def load_config(path: Path) -> Config:
             "reddit.budget_share must be from 0.2 to 1: the share of Reddit's 100 requests a "
             "minute the bot may use (0.6 leaves 40 for other tools of the account)."
         )
+    initiative = document.get("initiative", {})
+    next_by = str(initiative.get("next_by", "turn")) if isinstance(initiative, dict) else "turn"
+    if next_by not in NEXT_BY:
+        problems.append(
+            f"initiative.next_by = {next_by!r}: write one of {', '.join(map(repr, NEXT_BY))} "
+            '("turn": a GM, or the player whose character has the turn).'
+        )
     if "secret" in secret or "value" in secret:
         problems.append("Never put the secret itself in config.toml; use [secret] env or file.")
     rulings = document.get("rulings", {})
@@ -246,6 +266,7 @@ def load_config(path: Path) -> Config:
         rulings=dict(rulings),
         gms=gms,
         reddit=reddit_config,
+        next_by=next_by,
     )
 
 

@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from tqdm import tqdm
 
@@ -28,7 +29,8 @@ from .render import Renderer
 from .resolve import verbs_for
 from .sheets import sheet_block
 from .systems import installed_systems, load_system
-from .tags import ParseContext, Tag
+from .tags import ParseContext, Tag, find_tags, near_miss_problems
+from .terminal import FORMATS, plain_text
 from .verdicts import Reply
 
 EXIT_OK, EXIT_TAG_ERRORS, EXIT_USAGE = 0, 1, 2
@@ -54,9 +56,14 @@ def _parser() -> argparse.ArgumentParser:
     batch = commands.add_parser("batch", help="referee a thread saved as JSON")
     batch.add_argument("thread", type=Path, help="the thread's .json page saved to a file")
     batch.add_argument("--out", type=Path, help="write the replies here instead of to the screen")
+    _format_option(batch)
 
     roll = commands.add_parser("roll", help="try a tag from the shell (nothing is recorded)")
-    roll.add_argument("tag", help='a tag such as "[[roll Kara agility]]"')
+    roll.add_argument(
+        "tag",
+        help='a tag such as "[[roll Kara agility]]", or a post\'s text holding several tags',
+    )
+    _format_option(roll)
     dice = roll.add_mutually_exclusive_group()
     dice.add_argument("--seed", help="roll with this seed, to repeat a result")
     dice.add_argument(
@@ -105,6 +112,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _format_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="text: plain, for reading here (the default on a terminal); markdown: the "
+        "reply exactly as Reddit gets it (the default into a file or a pipe)",
+    )
+
+
+def _shown(text: str, args: argparse.Namespace, stream: TextIO) -> str:
+    """``text`` (a reply's Markdown) in the format asked for, or the one that suits ``stream``."""
+    chosen = args.format or ("text" if stream.isatty() else "markdown")
+    return plain_text(text) if chosen == "text" else text
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(
@@ -137,9 +159,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
         )
     text = batch_markdown(result)
     if args.out:
-        args.out.write_text(text, encoding="utf-8")
+        args.out.write_text(text if args.format != "text" else plain_text(text), encoding="utf-8")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(_shown(text, args, sys.stdout))
     for outcome in result.failed:
         print(
             f"referee: could not handle post {outcome.post.fullname} by "
@@ -187,11 +209,21 @@ def _faces(text: str) -> tuple[int, ...]:
 
 def _try_tag(campaign: Campaign, args: argparse.Namespace) -> int:
     text = safe_text(args.tag).strip()  # argv may carry undecodable bytes as surrogates
-    if text.startswith("[[") and text.endswith("]]"):
-        text = text[2:-2].strip()
     # Whoever runs the referee from a shell holds the campaign's files: they act as its GM.
     post = Post("t1_shell", "t3_shell", SHELL_GM, text, 0.0)
     context = Session(campaign, [SHELL_GM]).context(post)
+    parse_context = ParseContext(context.known_names)
+    if "[[" in text or "]]" in text:  # a post's text: every tag in it, in order, as a post
+        scan = find_tags(text)
+        tags, notes = scan.tags, (scan.problem,) if scan.problem else ()
+        verbs = verbs_for(campaign.system)
+        notes = (*near_miss_problems(scan.near, parse_context, verbs), *notes)
+        if not tags and not notes:
+            raise UserError(
+                f'No roll tag in {text[:60]!r}; write one like "[[roll 2d6]]" or just "roll 2d6".'
+            )
+    else:  # the tag's text alone: roll 2d6
+        tags, notes = (Tag(0, text),), ()
     dice: DiceSource
     if args.dice is not None:
         dice = GivenDice(args.dice)
@@ -199,16 +231,20 @@ def _try_tag(campaign: Campaign, args: argparse.Namespace) -> int:
         dice = SeededDice(args.seed)
     else:
         dice = SystemDice()
-    verdict = verdict_for(Tag(0, text), "shell-1", context, ParseContext(context.known_names), dice)
+    verdicts = tuple(
+        verdict_for(tag, f"shell-{tag.index + 1}", context, parse_context, dice) for tag in tags
+    )
     renderer = Renderer(campaign.config.templates_dir, campaign.config.name, system=campaign.system)
-    sys.stdout.write(renderer.render(Reply(post.fullname, post.author, (verdict,))))
-    if isinstance(dice, GivenDice) and dice.unused and not verdict.failed:
+    reply = renderer.render(Reply(post.fullname, post.author, verdicts, notes))
+    sys.stdout.write(_shown(reply, args, sys.stdout))
+    failed = any(verdict.failed for verdict in verdicts) or bool(notes)
+    if isinstance(dice, GivenDice) and dice.unused and not failed:
         print(
             f"referee: {dice.unused} face(s) given with --dice were not used; "
             "the tag drew fewer dice.",
             file=sys.stderr,
         )
-    return EXIT_TAG_ERRORS if verdict.failed else EXIT_OK
+    return EXIT_TAG_ERRORS if failed else EXIT_OK
 
 
 def cmd_characters(args: argparse.Namespace) -> int:

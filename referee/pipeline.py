@@ -27,7 +27,7 @@ from .ledger import make_row, roll_id
 from .limits import DEFAULT_LIMITS, Limits
 from .render import Renderer
 from .resolve import Context, Roster, resolve_request, verbs_for
-from .tags import ParseContext, Tag, find_tags, read_tag
+from .tags import ParseContext, Tag, find_tags, near_miss_problems, read_tag
 from .verdicts import Reply, Verdict
 
 log = logging.getLogger(__name__)
@@ -111,6 +111,7 @@ class Session:
             gms=self.gms,
             files=self.campaign.files,
             cache=self.cache,
+            next_by=self.campaign.config.next_by,
         )
 
 
@@ -185,10 +186,13 @@ class Referee:
             if seen.get("application") and seen.get("body_sha256") != _digest(post.body):
                 return self._resubmit(post, seen, scan.tags)
             return self._replay(post, seen, scan.tags)
-        if not scan.tags and not scan.problem:
+        if not scan.tags and not scan.problem and not scan.near:
+            return Outcome(post, "", 0, 0, 0)
+        near = self._near_misses(post, scan.near)
+        if not scan.tags and not scan.problem and not near:
             return Outcome(post, "", 0, 0, 0)
         verdicts = self._resolve_all(post, scan.tags)
-        notes = (scan.problem,) if scan.problem else ()
+        notes = (*near, scan.problem) if scan.problem else near
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes))
         new_rolls = self._record(post, verdicts, private)
         self.posts.put(
@@ -201,7 +205,7 @@ class Referee:
                 "tags": [tag.text for tag in scan.tags],
                 "tags_sha256": _tags_digest(scan.tags),
                 "roll_ids": [v.roll_id for v in verdicts if not v.failed],
-                "problems": sum(v.failed for v in verdicts),
+                "problems": sum(v.failed for v in verdicts) + len(near),
                 "reply": text,
                 "edited_note": False,
                 # An application is the one post an edit may change: it submits a new version.
@@ -210,7 +214,7 @@ class Referee:
                 "refereed_at": _iso(self.clock()),
             },
         )
-        problems = sum(v.failed for v in verdicts)
+        problems = sum(v.failed for v in verdicts) + len(near)
         log.info(
             "refereed post=%s author=%s tags=%d problems=%d rolls=%d",
             post.fullname,
@@ -263,6 +267,14 @@ class Referee:
     def _replay_failure(self, post: Post, seen: dict[str, Any] | None) -> Outcome:
         text = str((seen or {}).get("reply", ""))
         return Outcome(post, text, 0, 0, 0, replayed=True, failed=True)
+
+    def _near_misses(self, post: Post, near: tuple[str, ...]) -> tuple[str, ...]:
+        """Notes for the post's bracket-short tags that read as tags (see near_miss_problems)."""
+        if not near:
+            return ()
+        context = self.session.context(post)
+        parse_context = ParseContext(context.known_names, self.limits)
+        return near_miss_problems(near, parse_context, verbs_for(context.system))
 
     def _resolve_all(self, post: Post, tags: tuple[Tag, ...]) -> tuple[Verdict, ...]:
         context = self.session.context(post)
@@ -397,6 +409,7 @@ def verdict_for(
         resolution.chance,
         resolution.changes,
         tuple(recorder.draws),
+        tracker=resolution.tracker,
     )
 
 
@@ -413,4 +426,8 @@ def outcome_summary(verdict: Verdict) -> dict[str, Any]:
         summary["order"] = [list(group) for group in groups]
     if verdict.changes:
         summary["changes"] = [change.ledger() for change in verdict.changes]
+    for facts in (result, verdict.tracker):  # the initiative tracker's round and turn
+        ledger = getattr(facts, "ledger", None)
+        if callable(ledger):
+            summary.update(ledger())
     return summary

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -165,6 +166,7 @@ class Renderer:
         self._environment = make_environment(templates_dir, system)
         self._reply = _Fast(self._environment.get_template("reply.md.j2"))
         self._verdicts: dict[str, _Fast] = {}
+        self._turn: _Fast | None = None
         self._campaign = campaign
         self._commitment = commitment
         self._limits = limits
@@ -191,7 +193,12 @@ class Renderer:
         if template is None:
             template = _Fast(self._environment.get_template(f"verdict_{verdict.kind}.md.j2"))
             self._verdicts[verdict.kind] = template
-        return template.render(v=verdict, compact=compact).strip()
+        text = _footer_apart(template.render(v=verdict, compact=compact).strip())
+        if verdict.tracker is not None:  # an initiative roll: whose turn it is now
+            if self._turn is None:
+                self._turn = _Fast(self._environment.get_template("turn_note.md.j2"))
+            text += "\n\n" + self._turn.render(t=verdict.tracker, compact=compact).strip()
+        return text
 
     def _render(
         self, reply: Reply, verdicts: Sequence[Verdict], *, compact: bool, omitted: Sequence[str]
@@ -205,6 +212,34 @@ class Renderer:
             commitment=self._commitment,
         )
         return text.strip() + "\n"
+
+
+def _footer_apart(text: str) -> str:
+    """``text`` with a blank line after a list or table that a plain line follows.
+
+    Templates trimmed by Jinja's ``trim_blocks`` lose the blank line that ends a list,
+    and Reddit then reads the roll id line as part of the last bullet.
+
+    >>> _footer_apart("* Form: x\\n* Example: y\\n^(roll a1-1)").split("\\n")
+    ['* Form: x', '* Example: y', '', '^(roll a1-1)']
+    """
+    if "\n" not in text:
+        return text
+    lines = text.split("\n")
+    out = [lines[0]]
+    for before, line in pairwise(lines):
+        if line[:1].strip() and _is_block_item(before) and not _is_block_item(line):
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
+
+
+def _is_block_item(line: str) -> bool:
+    """Whether ``line`` is a list item or a table row."""
+    return _ITEM.match(line) is not None
+
+
+_ITEM = re.compile(r"(?:[*+-]|[0-9]{1,9}[.)])[ \t]|\|")
 
 
 class _Fast:

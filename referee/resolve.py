@@ -14,10 +14,10 @@ got wrong surfaces as a ``UserError``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import notation
+from . import notation, tracker_verbs
 from .campaign import character_key, store_entry
 from .changes import ChangeSet, Table
 from .dice import DiceSource
@@ -211,6 +211,7 @@ class Context:
     gms: frozenset[str] = frozenset()  # casefolded usernames: moderators and config's gms
     files: CampaignFiles | None = None  # the campaign's folders, for a system's own tables
     cache: dict[str, Any] = field(default_factory=dict)  # a system's per-run memo, by its name
+    next_by: str = "turn"  # config's [initiative] next_by: who may write [[next]] besides a GM
     roll_id: str = ""  # the id the verdict of the tag being resolved carries ("" outside a post)
 
     @property
@@ -441,7 +442,8 @@ def resolve_decide(request: Decide, context: Context, dice: DiceSource) -> Resol
 
 def resolve_end(request: EndEncounter, context: Context, dice: DiceSource) -> Resolution:
     outcome = _system(context).end_encounter(context)
-    return Resolution("encounter", EncounterResult(bool(outcome), outcome))
+    had_tracker = tracker_verbs.clear(context)
+    return Resolution("encounter", EncounterResult(bool(outcome) or had_tracker, outcome))
 
 
 # ------------------------------------------------------------------------------ help
@@ -561,6 +563,53 @@ def _joined_roll(system_roll: Verb) -> Verb:
     )
 
 
+_TRACKER_HELP = "add, remove, list, effect, re, end: the thread's initiative tracker"
+_TRACKER_FORM = "init add|remove|list|effect|re|end ..."
+_NEXT = Verb(
+    "next",
+    tracker_verbs.parse_next,
+    tracker_verbs.resolve,
+    form="next",
+    help="ends the turn: the thread's initiative moves to the next (a new round after the last)",
+    example="next",
+    usage_text=tracker_verbs.NEXT_USAGE,
+)
+_INIT_BY_HAND = Verb(
+    "init",
+    tracker_verbs.parse_init_by_hand,
+    tracker_verbs.resolve,
+    form=_TRACKER_FORM,
+    help=f"the initiative, set by hand: {_TRACKER_HELP}",
+    example="init add Goblin 14",
+    aliases=("initiative", "i"),
+    usage_text=tracker_verbs.INIT_USAGE,
+)
+
+
+def _joined_init(system_init: Verb) -> Verb:
+    """The system's initiative roll, and the core tracker's subcommands (``init add ...``)."""
+
+    def parse(rest: str, context: ParseContext) -> Any:
+        request = tracker_verbs.parse_subcommand(rest, context)
+        return request if request is not None else system_init.parse(rest, context)
+
+    def resolve(request: Any, context: Context, dice: DiceSource) -> Resolution:
+        if isinstance(request, tracker_verbs.TrackerRequest):
+            return tracker_verbs.resolve(request, context, dice)
+        return system_init.resolve(request, context, dice)
+
+    return Verb(
+        "init",
+        parse,
+        resolve,
+        form=f"{system_init.form} or {_TRACKER_FORM}",
+        help=f"{system_init.help}; {_TRACKER_HELP}",
+        example=system_init.example,
+        aliases=tuple(dict.fromkeys((*system_init.aliases, "i"))),
+        usage_text=system_init.usage,
+    )
+
+
 _TABLES: dict[int, tuple[System | None, dict[str, Verb]]] = {}  # by id(system), kept alive
 
 
@@ -576,7 +625,13 @@ def verbs_for(system: System | None) -> dict[str, Verb]:
     own = tuple(system.verbs) if system is not None else ()
     system_roll = next((verb for verb in own if verb.name == "roll"), None)
     roll = _joined_roll(system_roll) if system_roll is not None else _CORE_DICE
-    table = verb_table((roll, *(verb for verb in own if verb.name != "roll"), *_CORE_FLOW))
+    system_init = next((verb for verb in own if verb.name == "init"), None)
+    init = _joined_init(system_init) if system_init is not None else _INIT_BY_HAND
+    taken = {word for verb in own for word in (verb.name, *verb.aliases)}
+    tracker = tuple(verb for verb in (init, _NEXT) if verb.name not in taken)
+    # The system's own verbs keep their places (its init joined with the tracker's).
+    joined = (init if verb.name == "init" else verb for verb in own if verb.name != "roll")
+    table = verb_table((roll, *joined, *tracker, *_CORE_FLOW))
     _TABLES[id(system)] = (system, table)
     return table
 
@@ -589,4 +644,11 @@ def resolve_request(
         return resolve_dice(request, context, dice)
     if verb.gm_only:
         require_gm(context, verb.gm_only)
-    return verb.resolve(request, context, dice)
+    if isinstance(request, tracker_verbs.EndTracker):
+        require_gm(context, "end an encounter")
+        return resolve_end(EndEncounter(), context, dice)
+    resolution = verb.resolve(request, context, dice)
+    if resolution.initiative:
+        joined = tracker_verbs.join_rolled(context, resolution.initiative)
+        resolution = replace(resolution, tracker=joined)
+    return resolution

@@ -40,6 +40,11 @@ What a system provides (each member of :class:`System` says what it is for):
   reads the old shape. A test opened by a GM and resolved from several players'
   declarations is such state: a thread's pending test, declared into by tag after tag
   and resolved by the tag that completes it (or the GM's);
+* **its initiative**: a system that rolls initiative names that verb ``init`` and returns
+  the totals in :attr:`Resolution.initiative`; the core's tracker
+  (:mod:`referee.tracker_verbs`) keeps each thread's order, turn, round and conditions, and
+  gives every campaign ``[[next]]`` and ``[[init add|remove|list|effect|re|end ...]]``
+  (the order set by hand where the system rolls none);
 * **its hooks**: ``end_encounter`` (called by the core's ``[[end encounter]]``),
   ``roster_view`` (what the wiki roster shows, campaign state such as scenes and
   timers included), ``character_rows`` (``referee characters``), ``seed_store`` (the
@@ -79,13 +84,19 @@ class Resolution:
     ``kind`` names the template ``verdict_<kind>.md.j2`` the verdict renders with;
     ``result`` is the system's own frozen result value, handed to that template as
     ``v.result``; ``chance`` is the headline exact chance, if there is one; ``changes``
-    lists what happened to characters (shown in the verdict and kept in the ledger).
+    lists what happened to characters (shown in the verdict and kept in the ledger). An
+    initiative roll lists its totals in ``initiative``; the core's tracker
+    (:mod:`referee.tracker_verbs`) makes them the thread's order and says whose turn it is.
     """
 
     kind: str
     result: Any
     chance: Fraction | None = None
     changes: tuple[Change, ...] = ()
+    # An initiative roll's (name, total) pairs: the core's tracker takes the thread's
+    # order from them (equal totals act together). Empty for every other roll.
+    initiative: tuple[tuple[str, int], ...] = ()
+    tracker: Any = None  # set by the core: what the roll did to the tracker, for the verdict
 
 
 Parser = Callable[[str, "ParseContext"], Any]  # the tag's text after the verb -> a request

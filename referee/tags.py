@@ -56,6 +56,7 @@ class TagScan:
     tags: tuple[Tag, ...]
     refused: int  # tags past limits.max_tags_per_post, not returned
     problem: str | None  # for the player: too many tags, or a post too long to read
+    near: tuple[str, ...] = ()  # a bracket short of a tag: "[[roll 2d6]" (see near_misses)
 
 
 # Markdown block structure, read one line at a time.
@@ -71,6 +72,14 @@ _TAG = re.compile(
     r"\[\[((?:(?!\[\[|\]\]).)+?\[[^\[\]]*\](?=\]\])|(?:(?!\[\[|\]\]).)*)\]\](?!\()",
     re.DOTALL,
 )
+
+
+# A bracket short of a tag, in what is left of a paragraph once its tags are taken out:
+# "[[" with no "]]" before the line ends (its text runs to a "]" or the line's end),
+# or a single "[" that a "]]" closes. Neither may be a link: "[[1]](url)", "[x]](url)".
+_OPEN_ONLY = re.compile(r"\[\[([^\[\]\n]{1,200})(?:\](?![\](])|(?=\n|$))")
+_CLOSE_ONLY = re.compile(r"(?<!\[)\[([^\[\]\n]{1,200})\]\](?!\()")
+MAX_NEAR_MISSES = 5  # a post full of brackets gets a few notes, not a wall
 
 
 def _readable_blocks(body: str) -> Iterator[str]:
@@ -187,12 +196,13 @@ def find_tags(body: str, limits: Limits = DEFAULT_LIMITS) -> TagScan:
             f"This post is {len(body):,} characters long, more than the "
             f"{limits.max_post_chars:,} referee reads, so none of its tags were rolled.",
         )
-    texts = [
-        text
-        for block in _readable_blocks(body)
-        for match in _TAG.finditer(_visible_text(block))
-        if (text := match.group(1).strip())
-    ]
+    texts: list[str] = []
+    near: list[str] = []
+    for block in _readable_blocks(body):
+        visible = _visible_text(block)
+        texts.extend(text for match in _TAG.finditer(visible) if (text := match.group(1).strip()))
+        if "[" in visible and len(near) < MAX_NEAR_MISSES:
+            near.extend(_near_misses(_TAG.sub(" ", visible)))
     cap = limits.max_tags_per_post
     refused = max(0, len(texts) - cap)
     problem = None
@@ -201,7 +211,18 @@ def find_tags(body: str, limits: Limits = DEFAULT_LIMITS) -> TagScan:
             f"This post has {len(texts):,} roll tags; referee rolls at most {cap:,} per post, "
             f"so the last {refused:,} were not rolled. Put them in another post."
         )
-    return TagScan(tuple(Tag(i, text) for i, text in enumerate(texts[:cap])), refused, problem)
+    tags = tuple(Tag(i, text) for i, text in enumerate(texts[:cap]))
+    return TagScan(tags, refused, problem, tuple(near[:MAX_NEAR_MISSES]))
+
+
+def _near_misses(rest: str) -> Iterator[str]:
+    """Each bracket-short tag in ``rest`` (a paragraph without its tags), as written."""
+    for pattern, opening, closing in ((_OPEN_ONLY, "[[", "]"), (_CLOSE_ONLY, "[", "]]")):
+        for match in pattern.finditer(rest):
+            text = match.group(1).strip()
+            if text:
+                ended = closing if match.group(0).endswith("]") else ""
+                yield f"{opening}{text}{ended}"
 
 
 # ---------------------------------------------------------------------------- requests
@@ -475,3 +496,36 @@ def parse_tag(text: str, verbs: Mapping[str, Verb], context: ParseContext = DEFA
 revise, end, help. Did you mean roll?
     """
     return read_tag(text, context, verbs)[1]
+
+
+_DICE = re.compile(r"[0-9]*d(?:[0-9]|%)", re.IGNORECASE)
+_SHORTEST_VERB = 3  # "[[r u sure]": a one-letter alias alone does not make prose a tag
+
+
+def near_miss_problems(
+    near: tuple[str, ...], context: ParseContext, verbs: Mapping[str, Verb]
+) -> tuple[str, ...]:
+    """A note for each bracket-short tag (``[[roll 2d6]``) that would have been a tag.
+
+    The rule, so ordinary prose with brackets gets no reply: the text inside must read
+    as a tag of this campaign (its verb's parser accepts it), and either start with a
+    verb word of three letters or more (``roll``, ``shoot``, ``help``) or roll dice
+    (``2d6``, ``r d20``). ``[[citation needed]`` and ``[see above]]`` are prose.
+    """
+    notes = []
+    for written in near:
+        text = written.strip("[]").strip()
+        try:
+            verb, request = read_tag(text, context, verbs)
+        except TagError:
+            continue
+        word = text.split(maxsplit=1)[0].casefold()
+        dice = isinstance(request, RollDice) and _DICE.search(text) is not None
+        if not dice and (verb is None or len(word) < _SHORTEST_VERB):
+            continue
+        notes.append(
+            f"“{shorten(written, 60)}” is a roll tag with a bracket missing, so nothing was "
+            f"rolled for it. A tag is two brackets on each side: write [[{shorten(text, 60)}]] "
+            "in a new reply."
+        )
+    return tuple(notes)

@@ -46,6 +46,7 @@ class Verdict:
     draws: tuple[Draw, ...] = ()
     problem: str = ""  # for kind "problem": what is wrong, written for the player
     usage: str = ""  # for kind "problem": the right form of the verb
+    tracker: Any = None  # what an initiative roll did to the thread's tracker (a turn note)
 
     @property
     def failed(self) -> bool:

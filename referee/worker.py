@@ -706,7 +706,7 @@ class Worker:
 
     def _take_message(self, message: Post, report: CycleReport) -> None:
         scan = find_tags(message.body, self.referee.limits)
-        if not scan.tags and not scan.problem:
+        if not scan.tags and not scan.problem and not scan.near:
             log.info(
                 "event=message_ignored post=%s author=%s: no tags", message.fullname, message.author
             )

@@ -356,3 +356,69 @@ def test_import_without_an_owner_takes_a_gm_npc_sheet_with_its_wound_track(demo,
         True,
         True,
     )
+
+
+def test_batch_answers_a_tag_short_of_a_bracket(demo, capsys):
+    """A batch replies to [[roll 2d6] with the right form and exits 1 for the problem."""
+    thread = _saved_thread(demo / "bracket.json", ["Kara tries the lock: [[roll 2d6]"])
+    code = main(["batch", str(thread)])
+    out = capsys.readouterr().out
+    assert (1, 1, True) == (
+        code,
+        out.count("## Reply to"),
+        "write &#91;&#91;roll 2d6&#93;&#93; in a new reply" in out,
+    )
+
+
+def test_an_initiative_critical_failure_says_it_does_not_change_the_order(demo, capsys):
+    """A 1 on Kara's perception die is labelled, and the line says the order goes by total."""
+    assert 0 == main(
+        ["roll", "[[init Kara, Trooper 2]]", "--dice", "1,1,5", "--format", "markdown"]
+    )
+    out = capsys.readouterr().out
+    assert "(**critical failure**, for the GM to narrate: the order goes by the total)" in out
+
+
+def test_help_for_one_verb_keeps_the_roll_id_out_of_its_list(demo, capsys):
+    """[[help heal]]'s roll id line stands apart from the list above it (a blank line)."""
+    assert 0 == main(["roll", "[[help heal]]", "--format", "markdown"])
+    assert "* Example: `[[heal Kara]]`\n\n^(roll shell-1)" in capsys.readouterr().out
+
+
+def test_roll_on_a_terminal_prints_plain_text(demo, capsys, monkeypatch):
+    """On a terminal, a reply shows -> and : as typed, not Reddit's -&gt; and \\:."""
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    assert 1 == main(["roll", "[[shoot Kara -> Troper 1]]"])
+    out = capsys.readouterr().out
+    assert (True, False, False) == (
+        "(“shoot Kara -> Troper 1”): No character is named 'Troper 1'." in out,
+        "&gt;" in out,
+        "\\:" in out,
+    )
+
+
+def test_roll_into_a_pipe_prints_markdown_and_format_text_overrides_it(demo, capsys):
+    """Into a pipe a reply is Reddit's Markdown; --format text makes it plain all the same."""
+    main(["roll", "[[shoot Kara -> Troper 1]]"])
+    markdown = capsys.readouterr().out
+    main(["roll", "[[shoot Kara -> Troper 1]]", "--format", "text"])
+    text = capsys.readouterr().out
+    assert (True, True) == ("-&gt;" in markdown, "Kara -> Troper 1" in text)
+
+
+def test_several_tags_in_one_roll_argument_are_read_as_a_post(demo, capsys):
+    """referee roll "[[roll d20]] and [[roll 2d6]]" resolves both tags, each with its roll id."""
+    assert 0 == main(["roll", "[[roll d20]] and [[roll 2d6]]", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert (True, True, False) == (
+        "**Roll 1d20**" in out and "^(roll shell-1)" in out,
+        "**Roll 2d6**" in out and "^(roll shell-2)" in out,
+        "not resolved" in out,
+    )
+
+
+def test_batch_format_text_prints_the_replies_without_escapes(demo, capsys):
+    """referee batch --format text shows the demo's attacks with -> and no backslashes."""
+    main(["batch", "demo/thread.json", "--format", "text"])
+    out = capsys.readouterr().out
+    assert (True, False, False) == ("Kara -> Trooper 1" in out, "-&gt;" in out, "\\_" in out)

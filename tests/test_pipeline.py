@@ -258,3 +258,36 @@ def test_ledger_rows_record_the_system_and_its_version(open_campaign):
     Referee(campaign).referee(_post("[[roll Kara agility]] [[d6]]"))
     rows = list(campaign.store.ledger)
     assert [("stepped", "1")] * 2 == [(row["system"], row["system_version"]) for row in rows]
+
+
+def test_a_tag_short_of_a_bracket_is_answered_with_the_right_form(open_campaign):
+    """[[roll 2d6] gets a reply showing [[roll 2d6]], nothing rolled, counted as a problem."""
+    referee = Referee(open_campaign(SHEETS))
+    outcome = referee.referee(_post("Kara rolls [[roll 2d6] for the door."))
+    assert (1, 0, True) == (
+        outcome.problems,
+        outcome.new_rolls,
+        "write &#91;&#91;roll 2d6&#93;&#93; in a new reply" in outcome.text,
+    )
+
+
+def test_a_single_opening_bracket_is_answered_too(open_campaign):
+    """[shoot Kara -> Trooper 1]] is answered with the tag written with two brackets."""
+    referee = Referee(open_campaign(SHEETS))
+    text = referee.referee(_post("[shoot Kara -> Trooper 1]] go", author="kara")).text
+    assert "write &#91;&#91;shoot Kara -&gt; Trooper 1&#93;&#93;" in text
+
+
+def test_prose_with_brackets_gets_no_reply(open_campaign):
+    """Brackets that do not read as a tag of the campaign never draw a reply."""
+    referee = Referee(open_campaign(SHEETS))
+    bodies = [
+        "As the manual says [[citation needed]",
+        "see [above]] and [[1]](https://example.com)",
+        "[[r u sure] about that?",
+        "a [[kara] in brackets",
+    ]
+    replies = [
+        referee.referee(_post(body, fullname=f"t1_p{i}")).text for i, body in enumerate(bodies)
+    ]
+    assert ["", "", "", ""] == replies

@@ -159,9 +159,9 @@ def test_end_encounter_clears_the_initiative_order(open_campaign):
     campaign = open_campaign([sheet("Kara Venn")])
     referee = Referee(campaign)
     referee.referee(Post("t1_i", "t3_t", GM, "[[init Kara]]", 1.0))
-    had = "t3_t" in campaign.store.table("encounters")
+    had = "t3_t" in campaign.store.table("initiative")
     referee.referee(Post("t1_e", "t3_t", GM, "[[end encounter]]", 2.0))
-    assert (True, False) == (had, "t3_t" in campaign.store.table("encounters"))
+    assert (True, False) == (had, "t3_t" in campaign.store.table("initiative"))
 
 
 def test_a_players_sheet_that_sets_its_wound_track_or_kind_is_told_so(open_campaign):
@@ -218,3 +218,35 @@ def test_free_magic_points_are_the_gms(open_campaign):
     body = SHEET.format(agility=2).replace("endurance: 1", "endurance: 3")
     outcome = _apply(Referee(open_campaign(rulings={"magic_points": "free"})), body=body)
     assert "Awaiting GM approval" in outcome.text
+
+
+def test_an_inline_npc_missing_stats_is_refused_and_leaves_the_name_free(open_campaign):
+    """[[npc Ghoul: str 2, agi 2]] is refused like a sheet; the full Ghoul then enters and acts."""
+    campaign = open_campaign()
+    referee = Referee(campaign)
+    refused = referee.referee(Post("t1_g1", "t3_t", GM, "[[npc Ghoul: str 2, agi 2]]", 1.0))
+    body = "[[npc Ghoul: str 2, agi 2, end 2, per 2]] [[roll Ghoul endurance]]"
+    accepted = referee.referee(Post("t1_g2", "t3_t", GM, body, 2.0))
+    assert (1, True, 0, 2) == (
+        refused.problems,
+        "Endurance has no points" in refused.text and "Perception has no points" in refused.text,
+        accepted.problems,
+        accepted.new_rolls,
+    )
+
+
+def test_an_inline_npc_out_of_range_is_refused(open_campaign):
+    """[[npc Bandit: str 9]] is refused (9 points is no die) and Bandit is not on the roster."""
+    campaign = open_campaign()
+    outcome = Referee(campaign).referee(Post("t1_b", "t3_t", GM, "[[npc Bandit: str 9]]", 1.0))
+    assert (1, True, None) == (
+        outcome.problems,
+        "Strength has 9 points" in outcome.text,
+        campaign.store.table("characters").get("bandit"),
+    )
+
+
+def test_one_point_over_the_budget_reads_in_the_singular(open_campaign):
+    """A sheet one point over is told "so 1 is over", not "so 1 are over"."""
+    outcome = _apply(Referee(open_campaign()), agility=3)
+    assert (True, False) == ("so 1 is over" in outcome.text, "1 are" in outcome.text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -59,7 +61,7 @@ FOUND = [
 def test_find_tags(body: str, texts: list[str]) -> None:
     """Tags a reader sees as text are found in order; code and quotes are skipped."""
     expected = TagScan(tuple(Tag(i, text) for i, text in enumerate(texts)), 0, None)
-    assert expected == find_tags(body)
+    assert expected == replace(find_tags(body), near=())
 
 
 def test_tag_cap() -> None:
@@ -150,3 +152,9 @@ def test_a_verb_word_taken_twice_is_refused() -> None:
     roll = CORE["roll"]
     with pytest.raises(ValueError, match="'roll' is taken twice"):
         verb_table([roll, roll])
+
+
+def test_find_tags_keeps_what_is_a_bracket_short_of_a_tag() -> None:
+    """An unclosed [[, or a single [ closed by ]], is kept as written; links and code are not."""
+    body = "[[roll 2d6] now\n\n[shoot Kara -> T1]] but `[[roll d6]` and [[1]](https://x.y)"
+    assert ("[[roll 2d6]", "[shoot Kara -> T1]]") == find_tags(body).near

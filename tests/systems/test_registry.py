@@ -102,9 +102,19 @@ def test_a_plug_in_campaign_plays_its_verbs_and_the_core_s(coin_installed: Path,
         flip.result.heads,
         str(refused.value).split(" u/")[0],
     )
-    assert ["roll", "flip", "luck", "apply", "approve", "reject", "revise", "end", "help"] == [
-        verb.name for verb in listed.result.verbs
-    ]
+    assert [
+        "roll",
+        "flip",
+        "luck",
+        "init",
+        "next",
+        "apply",
+        "approve",
+        "reject",
+        "revise",
+        "end",
+        "help",
+    ] == [verb.name for verb in listed.result.verbs]
 
 
 def test_referee_systems_lists_a_plug_in_with_its_verbs(coin_installed: Path, capsys) -> None:

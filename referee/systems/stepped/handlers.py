@@ -27,8 +27,8 @@ from .combat import AttackKind, Location, apply_wounds, attack, heal
 from .magic import cast
 from .rolls import Modifier, TraitRoll, initiative, roll_trait, wound_penalty
 from .rulings import Rules
-from .sheet import character_from_record, wound_track_problems
-from .traits import LADDER, UNARMED, Character, State, Weapon, WeaponKind, parse_stat, state_of
+from .sheet import character_from_record, npc_problems
+from .traits import UNARMED, Character, Stat, State, Weapon, WeaponKind, parse_stat, state_of
 from .vehicles.combat import attack as craft_attack
 from .vehicles.crafts import Crewed, Vehicle, parse_param, vehicle_from_record, vehicle_to_record
 from .vehicles.rolls import initiative as craft_initiative
@@ -148,7 +148,7 @@ def npc_templates(context: Context) -> Mapping[str, Mapping[str, Any]]:
 
 
 def end_encounter(context: Context) -> bool:
-    """Clear the thread's initiative order; whether there was one."""
+    """Forget an initiative order kept before the core's tracker; whether there was one."""
     return context.table("encounters").delete(context.post.thread)
 
 
@@ -195,8 +195,7 @@ def resolve_initiative(request: RollInitiative, context: Context, dice: DiceSour
         return resolve_vehicle_initiative(request, context, dice)
     characters = [require_control(context, name, "roll initiative") for name in request.names]
     result = initiative(_each_once(characters), context.rules, dice)
-    _keep_order(context, result.groups)
-    return Resolution("initiative", result)
+    return Resolution("initiative", result, initiative=_totals(result.rolls))
 
 
 Named = TypeVar("Named", bound="Character | Crewed")
@@ -212,16 +211,9 @@ def _each_once(combatants: list[Named]) -> list[Named]:
     return combatants
 
 
-def _keep_order(context: Context, groups: Iterable[Iterable[str]]) -> None:
-    """Store the thread's initiative order: the encounter state."""
-    context.table("encounters").put(
-        context.post.thread,
-        {
-            "thread": context.post.thread,
-            "order": [list(group) for group in groups],
-            "set_by": context.post.fullname,
-        },
-    )
+def _totals(rolls: Iterable[Any]) -> tuple[tuple[str, int], ...]:
+    """Each roller's total, highest first: the core's tracker makes them the thread's order."""
+    return tuple((roll.roller, roll.total) for roll in rolls)
 
 
 def _weapon(character: Character, name: str | None) -> Weapon | None:
@@ -320,16 +312,17 @@ def resolve_npc(request: CreateNpc, context: Context, dice: DiceSource) -> Resol
     if request.name in context.roster:
         raise RuleViolation(f"{request.name} already exists; choose another name.")
     character = character_from_record(_npc_record(request, context))
-    low, high = 1, len(LADDER)  # points index the ladder of dice
-    absurd = [f"{s.value} {p}" for s, p in character.stats.items() if not low <= p <= high]
-    if absurd:
-        raise RuleViolation(
-            f"{character.name} cannot enter play with {', '.join(absurd)} points; a stat "
-            f"has {low} to {high} points (d4 to d20)."
+    # Checked like a sheet before it takes the name: an NPC that could not act never enters.
+    problems = npc_problems(character, context.rules)
+    if problems:
+        missing = len(character.stats) < len(Stat)
+        hint = (
+            " Write every stat, like [[npc Bandit: str 2, agi 3, end 2, per 2]], or use a "
+            "template: [[npc Bandit as thug]]."
+            if missing
+            else ""
         )
-    track = wound_track_problems(character)
-    if track:
-        raise RuleViolation(f"{character.name} cannot enter play: {' '.join(track)}")
+        raise RuleViolation(f"{character.name} cannot enter play: {' '.join(problems)}{hint}")
     context.roster.add(character, None, approved=True)
     return Resolution("npc", NpcResult(character, request.template))
 
@@ -415,8 +408,7 @@ def resolve_vehicle_initiative(
 ) -> Resolution:
     combatants = [require_combatant(context, name, "roll initiative") for name in request.names]
     result = craft_initiative(_each_once(combatants), _vehicle_rules(context), dice)
-    _keep_order(context, result.groups)
-    return Resolution("vehicle_initiative", result)
+    return Resolution("vehicle_initiative", result, initiative=_totals(result.rolls))
 
 
 def resolve_vehicle_attack(request: Attack, context: Context, dice: DiceSource) -> Resolution:

@@ -76,6 +76,30 @@ def validate_character(c: Character, rules: Rules) -> list[str]:
     return problems
 
 
+def npc_problems(c: Character, rules: Rules) -> list[str]:
+    """What keeps a GM's NPC from acting, each a sentence; [] if it can enter play.
+
+    An NPC's sheet is read and checked like any sheet: every stat from 1 to 6 points,
+    weapons, magic and traits well formed, an NPC's wound track. The players' budget
+    and race caps are not the GM's limits (shipped NPCs are not held to them either).
+
+    >>> ghoul = Character("Ghoul", Kind.NPC, {Stat.STRENGTH: 2, Stat.AGILITY: 2})
+    >>> npc_problems(ghoul, Rules())[0]
+    'Endurance has no points; every stat needs 1 to 6.'
+    """
+    problems = []
+    if not c.name.strip():
+        problems.append("The NPC needs a name.")
+    problems.extend(_stat_problems(c, None))
+    problems.extend(_weapon_problems(c))
+    problems.extend(_magic_problems(c))
+    problems.extend(_trait_problems(c))
+    if c.armour < 0:
+        problems.append(f"Armour is {c.armour}; it cannot be negative.")
+    problems.extend(wound_track_problems(c))
+    return problems
+
+
 PC_WOUNDS_SURVIVED = 3  # seed: player characters survive 3 wounds; the 4th kills
 NPC_WOUNDS_SURVIVED = (0, 2, 3)  # seed: an ordinary NPC falls at once, a tough one survives 2 or 3
 
@@ -133,14 +157,20 @@ def _budget_problems(c: Character, rules: Rules) -> list[str]:
     who = BACKGROUND_NAMES[c.background]
     if spent > budget:
         return [
-            f"{what} {spent} points above 1 each; {who} has {budget}, so {spent - budget} are over."
+            f"{what} {spent} points above 1 each; {who} has {budget}, "
+            f"so {_points(spent - budget)} over."
         ]
     if spent < budget:
         return [
             f"{what} {spent} points above 1 each; {who} has {budget}, "
-            f"so {budget - spent} are unspent."
+            f"so {_points(budget - spent)} unspent."
         ]
     return []
+
+
+def _points(count: int) -> str:
+    """``1 is`` or ``2 are``: the count and its verb, for the budget's sentences."""
+    return f"{count} is" if count == 1 else f"{count} are"
 
 
 def _magic_cap_problems(c: Character, race: Race | None, rules: Rules) -> list[str]:

@@ -68,9 +68,14 @@ VEHICLES_NAME = "vehicles.toml"  # vehicle and ship sheets, seeded like characte
 SCALE_NAME = "scale.toml"  # the scale table (R-12); a campaign's own overrides cells
 
 
-def format_roll(roll: TraitRoll) -> str:
+ORDER_ONLY = ", for the GM to narrate: the order goes by the total"
+
+
+def format_roll(roll: TraitRoll, ordering: bool = False) -> str:
     """A trait roll on one line: who, what, every die, the wild die, modifiers, the total.
 
+    ``ordering`` marks a roll that only orders (initiative): a critical failure or an
+    exceptional success changes nothing there, and the line says so.
     A filter rather than a template macro: it runs for every die of every verdict,
     and a Jinja2 macro call costs several times a Python call.
     """
@@ -80,10 +85,11 @@ def format_roll(roll: TraitRoll) -> str:
         parts.append("wild " + format_die(roll.wild))
     parts.extend(f"{signed(m.value)} ({escape_markdown(m.label)})" for m in roll.modifiers)
     text = " ".join(parts) + f" = **{roll.total}**"
+    note = ORDER_ONLY if ordering else ""
     if roll.critical:
-        return text + " (**critical failure**)"
+        return text + f" (**critical failure**{note})"
     if roll.exceptional:
-        return text + " (**exceptional success**)"
+        return text + f" (**exceptional success**{note})"
     return text
 
 
@@ -270,7 +276,7 @@ class Stepped:
         )
 
     def end_encounter(self, context: Context) -> bool:
-        """Clear the thread's initiative order; whether there was one."""
+        """Forget an initiative order stored before the core tracker; whether there was one."""
         return handlers.end_encounter(context)
 
     def roster_view(
@@ -302,7 +308,7 @@ class Stepped:
         return rows
 
     def template_helpers(self) -> Mapping[str, Any]:
-        return {"roll": format_roll, "ladder": LADDER}
+        return {"roll": format_roll, "ladder": LADDER, "order_only": ORDER_ONLY}
 
     def odds_cases(self) -> Iterable[OddsCase]:
         return _odds_cases()

@@ -82,10 +82,10 @@ def test_character_init_is_unchanged_and_mixed_init_goes_to_vehicles(open_campai
     context = _context(open_campaign(SHEETS))
     plain = _resolve(context, "init Kara Venn, Trooper 1", [3, 1, 2])
     mixed = _resolve(context, "init Dune Crawler, Trooper 1", [6, 10, 2])
-    assert ("initiative", "vehicle_initiative", [["Dune Crawler"], ["Trooper 1"]]) == (
+    assert ("initiative", "vehicle_initiative", [("Dune Crawler",), ("Trooper 1",)]) == (
         plain.kind,
         mixed.kind,
-        context.table("encounters").get("t3_thread")["order"],
+        [turn.names for turn in mixed.tracker.tracker.groups],
     )
 
 

@@ -237,13 +237,13 @@ def test_valid_sheet_has_no_problems() -> None:
         (
             Background.NONCOMBATANT,
             points(2, 2, 2, 2),
-            "The stats spend 4 points above 1 each; a non-combatant has 3, so 1 are over.",
+            "The stats spend 4 points above 1 each; a non-combatant has 3, so 1 is over.",
         ),
         (
             Background.EXPERIENCED,
             points(2, 2, 2, 2),
             "The stats spend 4 points above 1 each; a combat-experienced character has 5, "
-            "so 1 are unspent.",
+            "so 1 is unspent.",
         ),
         (
             Background.SOLDIER,

@@ -106,14 +106,14 @@ REFUSED = [
         "sht Kara -> Trooper 1",
         None,
         "'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, npc, "
-        "wound, heal, apply, approve, reject, revise, end, help. Did you mean shoot?",
+        "wound, heal, next, apply, approve, reject, revise, end, help. Did you mean shoot?",
         None,  # the usage is the tag corrected: tests/test_suggest.py
     ),
     (
         "xyzzy",
         None,
         "'xyzzy' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, npc, "
-        "wound, heal, apply, approve, reject, revise, end, help.",
+        "wound, heal, next, apply, approve, reject, revise, end, help.",
         "roll",
     ),
     ("roll", None, "Say what to roll: dice like 2d6+3, or a character and a stat.", "roll"),

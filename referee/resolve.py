@@ -150,7 +150,10 @@ class Roster:
         if len(starting) == 1:
             return starting[0]
         if starting:
-            shown = ", ".join(self._record(k)["name"] for k in starting[:5])
+            # Names the visibility hook hides are not listed (nor counted) to the asker.
+            records = [self._record(k) for k in starting[:20]]
+            listed = [str(r["name"]) for r in records if self.suggestable(r)][:5]
+            shown = ", ".join(listed) if listed else "more than one character"
             raise UnknownName(f"'{name}' could mean {shown}; write the full name.")
         raise UnknownName(f"No character is named '{name}'.{self.suggestion(key)}")
 

@@ -110,9 +110,12 @@ class Roster:
 
     @property
     def known_names(self) -> frozenset[str]:
-        """Every character's name, casefolded (for splitting names out of tags)."""
+        """Every character's name a tag of this post may hold, casefolded (for splitting
+        names out of tags): a player's leaves out the characters known to the GMs only."""
         if self._names is None:
             self._names = frozenset(self._table.keys())
+        if self._hidden and not self.finds_hidden:
+            return self._names - self._hidden
         return self._names
 
     def __contains__(self, name: str) -> bool:

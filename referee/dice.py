@@ -22,9 +22,8 @@ import hashlib
 import random
 import struct
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .errors import UserError
 
@@ -37,9 +36,12 @@ class DiceSource(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Draw:
-    """One die as drawn from a source: its faces and the face that came up."""
+class Draw(NamedTuple):
+    """One die as drawn from a source: its faces and the face that came up.
+
+    A named tuple rather than a dataclass: every die of every tag makes one, and a
+    tuple is made in half the time.
+    """
 
     sides: int
     value: int
@@ -169,24 +171,25 @@ class HmacDice:
         self._block = 0
         self._words: list[int] = []
 
-    def _word(self) -> int:
-        if not self._words:
-            inner, outer = self._keys[0].copy(), self._keys[1].copy()
-            inner.update(f"{self._prefix}{self._block}".encode())
-            outer.update(inner.digest())
-            self._block += 1
-            self._words = list(reversed(self._WORDS.unpack(outer.digest())))
-        return self._words.pop()
+    def _next_block(self) -> list[int]:
+        inner, outer = self._keys[0].copy(), self._keys[1].copy()
+        inner.update(f"{self._prefix}{self._block}".encode())
+        outer.update(inner.digest())
+        self._block += 1
+        self._words = words = list(reversed(self._WORDS.unpack(outer.digest())))
+        return words
 
     def roll(self, sides: int) -> int:
         if sides < 1:
             _check_sides(sides)
         # The largest multiple of `sides` below 2**64; words past it are redrawn.
         limit = self._SPACE - self._SPACE % sides
+        words = self._words
         while True:
-            word = self._word()
+            word = (words or self._next_block()).pop()
             if word < limit:
                 return word % sides + 1
+            words = self._words
 
 
 @lru_cache(maxsize=16)

@@ -100,8 +100,8 @@ class _Writer:
         if len(dice) > listed:
             rest = len(dice) - listed
             shown += f", … {rest} more" if listed else f"{rest} dice"
-        ops = "".join(str(op) for op in node.operations)
-        text = f"{node.count}d{node.sides}{_plain(ops)} ({shown})"
+        ops = _plain("".join([str(op) for op in node.operations])) if node.operations else ""
+        text = f"{node.count}d{node.sides}{ops} ({shown})"
         if rolled.counting:
             text += f" {rolled.number} success{'es' if abs(rolled.number) != 1 else ''}"
         return _struck(rolled, text + _notes(node.annotations))
@@ -111,7 +111,7 @@ class _Writer:
         inner = ", ".join([self.write(item) for item in rolled.items])
         if len(rolled.items) == 1 and not node.parenthesised:
             inner += ","
-        ops = _plain("".join(str(op) for op in node.operations))
+        ops = _plain("".join([str(op) for op in node.operations])) if node.operations else ""
         return _struck(rolled, f"({inner}){ops}" + _notes(node.annotations))
 
     def unary(self, rolled: RolledUnary) -> str:

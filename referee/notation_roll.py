@@ -98,8 +98,8 @@ class RolledDice:
     @property
     def number(self) -> int:
         if self.counting:
-            return sum(die.success for die in self.dice if die.kept)
-        return sum(die.value for die in self.dice if die.kept)
+            return sum([die.success for die in self.dice if die.kept])
+        return sum([die.value for die in self.dice if die.kept])
 
     @property
     def total(self) -> int:
@@ -116,7 +116,10 @@ class RolledGroup:
 
     @property
     def number(self) -> Number:
-        return sum(item.total for item in self.items)
+        items = self.items
+        if len(items) == 1:  # a parenthesised value, the usual group
+            return items[0].total
+        return sum([item.total for item in items])
 
     @property
     def total(self) -> Number:
@@ -442,10 +445,10 @@ def roll_expression(
     """
     root = expression.root
     roller = ROLLERS[type(root)]
-    if expression.repeat == 1 and not expression.guarded:
-        # Sums of capped numbers and dice stay far inside max_total and never divide.
+    if expression.repeat == 1:
         rolled = roller(root, _Roll(dice, limits))
-        total = int(rolled.total)
+        # Sums of capped numbers and dice stay far inside max_total and never divide.
+        total = checked_total(rolled, limits) if expression.guarded else int(rolled.total)
         odds = () if rate is None else (rate(expression, total),)
         return RolledExpression(expression, (rolled,), (total,), total, odds)
     sets = []

@@ -110,9 +110,12 @@ def _json(value: Any) -> bytes:
     TypeError: the store cannot write this record: Integer exceeds 64-bit range
     """
     try:
-        return orjson.dumps(value)
+        encoded = orjson.dumps(value)
     except TypeError as exc:
         raise TypeError(f"the store cannot write this record: {exc}") from None
+    # orjson's result keeps the buffer it grew (4 KB at least) however short the JSON;
+    # records wait in memory until their flush, so keep an exact-size copy instead.
+    return memoryview(encoded).tobytes()
 
 
 def _put_line(table: str, key: str, value: bytes) -> tuple[bytes, bytes, bytes]:

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from referee.render import escape_markdown, percent
+from referee.systems import installed_systems
 
 
 @pytest.mark.parametrize(
@@ -121,3 +122,40 @@ def test_a_gms_template_renders_the_same_every_time_its_context_is_reused(tmp_pa
         verdict(5, "b-1"),
         verdict(3, "a-1"),
     ]
+
+
+@pytest.mark.parametrize("system_name", sorted(installed_systems()))
+def test_the_help_table_keeps_three_cells_per_verb_whatever_the_form(system_name):
+    """A verb form such as `scene combat|unstructured|end` does not split its table row."""
+    from referee.render import Renderer
+    from referee.resolve import HelpResult, verbs_for
+    from referee.systems import load_system
+    from referee.tags import Tag
+    from referee.verdicts import Verdict
+
+    system = load_system(system_name)
+    verbs = tuple(dict.fromkeys(verbs_for(system).values()))
+    help_verdict = Verdict(Tag(0, "help"), "x-1", "help", HelpResult(system.name, "", verbs))
+    text = Renderer(system=system)._verdict(help_verdict, compact=False)
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "verb |" not in line]
+    assert [3] * len(verbs) == [len(re.split(r"(?<!\\)\|", row)) - 2 for row in rows]
+
+
+@pytest.mark.parametrize(
+    ("decision", "note", "expected"),
+    [
+        ("revise", "make it 3", "make it 3. Edit the application"),
+        ("revise", "Too strong!", "Too strong\\! Edit the application"),
+        ("reject", "no dragons here", "no dragons here. ^(roll"),
+    ],
+)
+def test_a_gms_note_ends_as_a_sentence_before_the_next_one(decision, note, expected):
+    """A revise or reject note without a full stop gets one; one with its own keeps it."""
+    from referee.render import Renderer
+    from referee.resolve import DecisionResult
+    from referee.tags import Tag
+    from referee.verdicts import Verdict
+
+    result = DecisionResult(decision, "Nova", "nova", note, (), None)
+    text = Renderer()._verdict(Verdict(Tag(0, decision), "x-1", "decision", result), False)
+    assert expected in text

@@ -39,6 +39,7 @@ BUILT_IN: dict[str, str] = {
     "edge": "referee.systems.edge.system:SYSTEM",
     "pool": "referee.systems.pool.system:SYSTEM",
     "hits": "referee.systems.hits.system:SYSTEM",
+    "trikus": "referee.systems.trikus.system:SYSTEM",
 }
 
 

@@ -1,9 +1,13 @@
 """The ``trikus`` dice system (seed 001, RULES.md §3): opposed d10 duels, one die at a time.
 
-This package is the pure rules engine, inert until wired: nothing in referee imports
-it yet, and no table registers it. The wiring (tags, verdict templates, the store,
-GM verbs in posts, the demo campaign) follows the ``System`` plug-in interface of
-issue 11 and calls only what these modules expose:
+The package holds the pure rules engine and, on the ``System`` interface, its wiring:
+:mod:`.system` (the registered :data:`~.system.SYSTEM`), :mod:`.tags` (parse),
+:mod:`.handlers` (tests and fights by post: open, declare, go, answer, overturn) and
+:mod:`.edits` (the GM's verbs over the state), :mod:`.party` (the party in the store:
+characters, the campaign record, each thread's pending test), :mod:`.application`
+(sheets as the core keeps them), :mod:`.odds_cases` and ``templates/``.
+
+The rules engine, by topic:
 
 * :mod:`.rulings`: every ruling of §3 as one frozen value, read from config.toml;
 * :mod:`.state`: characters, the party and a fight's pools (§3.7), versioned JSON,

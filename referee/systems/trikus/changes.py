@@ -53,6 +53,24 @@ class Change:
     amount: int = 0
     detail: str = ""
 
+    @property
+    def name(self) -> str:
+        """Whose change it is (the verdict's and ledger's view: ``referee.verdicts.Change``)."""
+        return self.who
+
+    def ledger(self) -> dict[str, object]:
+        """The facts a ledger row keeps.
+
+        >>> Change(ChangeKind.MORALE_GAINED, "Ola", 1).ledger()
+        {'kind': 'gains Morale', 'who': 'Ola', 'amount': 1, 'detail': ''}
+        """
+        return {
+            "kind": self.kind.value,
+            "who": self.who,
+            "amount": self.amount,
+            "detail": self.detail,
+        }
+
 
 def _on(character: Character, change: Change) -> Character:
     """A character's next value under one change (the per-character handlers)."""

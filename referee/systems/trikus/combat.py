@@ -221,7 +221,7 @@ def resolve_round(
             for _ in range(sum(1 for b in blows if b.target == name and b.lands)):
                 pool = _lose_die(ledger, pool, c, rulings)
             if pool.dice == 0:
-                more_why = ("lost all his dice",)
+                more_why = ("lost all dice in the fight",)
                 out_of_dice.append(name)
                 pool = replace(pool, out="no dice")
             elif (c.policy.empower or name in auto) and rulings.combat_penalty is CombatPenalty.OUT:

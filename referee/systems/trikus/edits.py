@@ -1,0 +1,105 @@
+"""The GM's verbs over the trikus state (§3.7): tokens, Morale, lines, refresh, falls, masters.
+
+Each resolver reads the party (:mod:`.party`), asks :mod:`.resources` for the change
+set (which refuses what the state cannot take, with the reason), and stores it through
+:func:`.handlers.adjusted`. The core refuses these verbs to players before they run
+(``Verb.gm_only``), saying a GM may.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from referee.dice import DiceSource
+from referee.errors import RuleViolation
+from referee.resolve import Context
+from referee.system import Resolution
+
+from . import resources
+from .handlers import adjusted
+from .party import load_party
+from .tags import Bare, Count, Named, Names, Renew, SetLine
+
+
+def _name(context: Context, typed: str) -> str:
+    return context.roster.find(typed).name
+
+
+def resolve_light(request: Count, context: Context, dice: DiceSource) -> Resolution:
+    """The GM grants Light tokens for good play (one by default)."""
+    party = load_party(context)
+    name = _name(context, request.actor)
+    changes = resources.grant_light(party, name, 1 if request.count is None else request.count)
+    return adjusted(context, "light", changes, party)
+
+
+def resolve_dark(request: Count, context: Context, dice: DiceSource) -> Resolution:
+    """The GM spends a character's Dark tokens (he plays one of his Dark sides)."""
+    party = load_party(context)
+    name = _name(context, request.actor)
+    changes = resources.spend_dark(party, name, 1 if request.count is None else request.count)
+    return adjusted(context, "dark", changes, party)
+
+
+def resolve_morale(request: Count, context: Context, dice: DiceSource) -> Resolution:
+    """The GM sets a character's Morale dice."""
+    party = load_party(context)
+    assert request.count is not None
+    changes = resources.set_morale(party, _name(context, request.actor), request.count)
+    return adjusted(context, "morale", changes, party)
+
+
+def resolve_line(request: SetLine, context: Context, dice: DiceSource) -> Resolution:
+    """The GM sets one line free, struck or lost (with the refreshes before it returns)."""
+    party = load_party(context)
+    name = _name(context, request.actor)
+    changes = resources.set_line(party, name, request.index - 1, request.status, request.refreshes)
+    return adjusted(context, "line", changes, party)
+
+
+def resolve_refresh(request: Bare, context: Context, dice: DiceSource) -> Resolution:
+    """The GM forces a refresh: struck lines return, lost ones come one refresh nearer."""
+    party = load_party(context)
+    return adjusted(context, "refresh", resources.force_refresh(party), party)
+
+
+def resolve_master(request: Named, context: Context, dice: DiceSource) -> Resolution:
+    """The GM marks an NPC a master: a player losing all his dice to him costs the Master."""
+    party = load_party(context)
+    name = request.actor
+    if name.casefold() in {n.casefold() for n in party.master_npcs}:
+        raise RuleViolation(f"{name} is already marked a master.")
+    marked = replace(party, master_npcs=party.master_npcs | {name})
+    fight = party.fight
+    note = f"{name} is marked a master NPC"
+    if fight is not None and not fight.master_npc:
+        marked = replace(marked, fight=replace(fight, master_npc=True))
+        note += "; the fight in this thread is against a master"
+    return adjusted(context, "master", (), party, note, marked)
+
+
+def resolve_fall(request: Named, context: Context, dice: DiceSource) -> Resolution:
+    """The GM applies a fall to the Dark Side; every lower tier advances."""
+    party = load_party(context)
+    return adjusted(context, "fall", resources.fall(party, _name(context, request.actor)), party)
+
+
+def resolve_advance(request: Named, context: Context, dice: DiceSource) -> Resolution:
+    """The GM advances a character one tier (his sides are written anew)."""
+    party = load_party(context)
+    changes = resources.advance(party, _name(context, request.actor))
+    return adjusted(context, "advance", changes, party)
+
+
+def resolve_sacrifice(request: Names, context: Context, dice: DiceSource) -> Resolution:
+    """The GM applies the Master's sacrifice; the names are who fought the master."""
+    party = load_party(context)
+    fought = tuple(_name(context, n) for n in request.names)
+    return adjusted(context, "sacrifice", resources.apply_sacrifice(party, fought), party)
+
+
+def resolve_renew(request: Renew, context: Context, dice: DiceSource) -> Resolution:
+    """The GM renews a spent renewable item."""
+    party = load_party(context)
+    changes = resources.renew_item(party, _name(context, request.actor), request.item)
+    return adjusted(context, "renew", changes, party)

@@ -1,0 +1,615 @@
+"""Resolving ``trikus`` tests and fights by post: declarations in, a played duel out.
+
+A test the GM opens (``[[open test 2 Kara, Zuzia]]``) is the thread's pending state
+(:mod:`.party`): each player's ``[[declare ...]]`` is checked against his character at
+once (a refusal says what he has) and kept; the declaration that completes the list,
+or the GM's ``[[go]]``, resolves it with that tag's dice, the missing declarations
+taking §3.6's defaults (a player who cannot test by default opts out). A fight is the
+same, round after round: its pools are carried in the campaign record and the next
+round opens itself until the fight ends. A one-player ``[[test Kara]]`` against the
+thread's standing difficulty resolves in its own post.
+
+Under ``negotiation_consent = "ask"`` a proposal stops the duel: the dice drawn so far
+are kept and the GM's ``[[answer yes]]`` replays them and goes on with its own dice.
+Every write goes through the context, so a refused tag changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from referee.dice import DiceSource
+from referee.errors import Forbidden, RuleViolation
+from referee.resolve import Context, require_control
+from referee.system import Resolution
+
+from .changes import Change, apply
+from .combat import Blow, RoundResult, resolve_round, start_fight
+from .duel import Boom, Duel, PendingNegotiation
+from .opposed import ReplayThen, TestResult, resolve_test
+from .opposed import overturn as overturn_test
+from .party import load_party, put_thread_state, save_party, thread_state
+from .policy import Policy, commit, parse_policy
+from .resources import Outcome
+from .rulings import Rulings
+from .state import Character, Fight, Party
+from .tags import Answer, Bare, Declare, Difficulty, Open
+
+OPEN_FIRST = (
+    "No test or fight is open in this thread. The GM opens one with "
+    '[[open test 2 Kara, Zuzia "stakes"]], or a player tests alone against the '
+    "thread's difficulty with [[test Kara]]."
+)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One character after a test, for the verdict's last lines."""
+
+    name: str
+    free: tuple[int, ...]  # dice of each free line
+    struck: int
+    lost: int
+    morale: int
+    light: int
+    dark: int
+    status: str
+
+    @classmethod
+    def of(cls, character: Character) -> Standing:
+        return cls(
+            character.name,
+            tuple(character.lines[i].dice for i in character.free_lines),
+            sum(1 for line in character.lines if line.status.value == "struck"),
+            sum(1 for line in character.lines if line.status.value == "lost"),
+            character.morale,
+            character.light,
+            character.dark_active,
+            character.status.value,
+        )
+
+
+@dataclass(frozen=True)
+class Taking:
+    """One participant's part: what he declared, how it went, his chance beforehand."""
+
+    name: str
+    declared: str  # his words, or "" for the defaults
+    outcome: Outcome | None  # None while the test waits on the GM
+    chance: Fraction | None
+    dice: int  # dice committed before the first throw
+
+
+@dataclass(frozen=True)
+class Played:
+    """A test or a fight round as the verdict shows it (``v.result`` of verdict_test)."""
+
+    kind: str  # "test" or "round"
+    gm_dice: int
+    stakes: str
+    number: int  # the round's number (0 for a test)
+    duel: Duel | None
+    takings: tuple[Taking, ...]
+    cancelled: tuple[tuple[str, str], ...]
+    changes: tuple[Change, ...]
+    standings: tuple[Standing, ...]
+    pending: PendingNegotiation | None = None
+    actions: tuple[tuple[str, str | None], ...] = ()
+    blows: tuple[Blow, ...] = ()
+    fight: Fight | None = None  # the pools after the round
+    gm_allies_lost: tuple[str, ...] = ()
+    fight_over: bool = False
+    sat_out: tuple[str, ...] = ()  # undeclared players who could not join by default
+    opened_next: tuple[str, ...] = ()  # who declares for the next round
+
+    @property
+    def booms(self) -> tuple[Boom, ...]:
+        return self.duel.booms if self.duel else ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.duel.entrants) if self.duel else ()
+
+
+@dataclass(frozen=True)
+class Opened:
+    """``open``: what the GM opened, and who is to declare."""
+
+    kind: str
+    gm_dice: int
+    names: tuple[str, ...]
+    stakes: str
+    allies: tuple[str, ...] = ()
+    difficulty: int | None = None
+    opponent: str = ""
+    master: bool = False
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A declaration kept; the test still waits for others."""
+
+    name: str
+    words: str
+    kind: str
+    waiting_for: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Adjusted:
+    """A GM verb over the state: what it did, in the engine's changes."""
+
+    verb: str
+    changes: tuple[Change, ...]
+    standings: tuple[Standing, ...]
+    note: str = ""
+
+
+def _rulings(context: Context) -> Rulings:
+    rulings: Rulings = context.rules
+    return rulings
+
+
+def _declarations(open_: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(name, open_["declarations"].get(name, "")) for name in open_["participants"]]
+
+
+def _standings(party: Party, names: tuple[str, ...]) -> tuple[Standing, ...]:
+    return tuple(Standing.of(party.character(n)) for n in names)
+
+
+# ---------------------------------------------------------------- opening and declaring
+
+
+def resolve_open(request: Open, context: Context, dice: DiceSource) -> Resolution:
+    """The GM opens a test or a fight in this thread, naming who takes part."""
+    record = thread_state(context)
+    _check_free(record)
+    party = load_party(context)
+    names: list[str] = []
+    for typed in request.names:
+        name = context.roster.find(typed).name
+        character = party.character(name)
+        if character.status.value != "active":
+            raise RuleViolation(f"{name} is {character.status.value} and cannot take part.")
+        if name in names:
+            raise RuleViolation(f"{name} is named twice.")
+        names.append(name)
+    master = False
+    difficulty = None
+    if request.kind == "fight":
+        if party.fight is not None:
+            raise RuleViolation("A fight is already going on in this thread.")
+        if request.difficulty is not None:
+            difficulty = request.difficulty or _rulings(context).combat_difficulty
+        master = bool(request.opponent) and request.opponent.casefold() in {
+            n.casefold() for n in party.master_npcs
+        }
+        fight = start_fight(request.gm_dice, request.allies, difficulty, master, context.limits)
+        save_party(context, party, replace(party, fight=fight))
+    else:
+        start_fight(request.gm_dice, limits=context.limits)  # the same check of the GM's pool
+    record["open"] = {
+        "kind": request.kind,
+        "gm_dice": request.gm_dice,
+        "participants": names,
+        "declarations": {},
+        "stakes": request.stakes,
+        "round": 1,
+    }
+    put_thread_state(context, record)
+    return Resolution(
+        "opened",
+        Opened(
+            request.kind,
+            request.gm_dice,
+            tuple(names),
+            request.stakes,
+            request.allies,
+            difficulty,
+            request.opponent,
+            master,
+        ),
+    )
+
+
+def _check_free(record: dict[str, Any]) -> None:
+    if record.get("waiting"):
+        raise RuleViolation(
+            "A Negotiation in this thread waits for the GM's [[answer yes]] or [[answer no]]."
+        )
+    if record.get("open"):
+        kind = record["open"]["kind"]
+        raise RuleViolation(
+            f"A {kind} is already open in this thread; its players declare, or the GM says [[go]]."
+        )
+
+
+def resolve_declare(request: Declare, context: Context, dice: DiceSource) -> Resolution:
+    """A player's declaration into the thread's open test or fight round."""
+    character: Character = require_control(context, request.actor, "declare")
+    record = thread_state(context)
+    if record.get("waiting"):
+        _check_free(record)
+    open_ = record.get("open")
+    if not open_:
+        raise RuleViolation(OPEN_FIRST)
+    name = character.name
+    if name not in open_["participants"]:
+        raise RuleViolation(
+            f"{name} is not in this {open_['kind']}; it waits for "
+            f"{', '.join(open_['participants'])}."
+        )
+    party = load_party(context)
+    fight = open_["kind"] == "fight"
+    others = tuple(n for n in open_["participants"] if n != name)
+    commit(
+        request.policy,
+        party.character(name),
+        _rulings(context),
+        others,
+        fight=fight,
+        strikes=not fight or open_["round"] == 1,
+    )
+    open_ = {**open_, "declarations": {**open_["declarations"], name: request.words}}
+    missing = tuple(n for n in open_["participants"] if n not in open_["declarations"])
+    if missing:
+        put_thread_state(context, {**record, "open": open_})
+        return Resolution("declared", Declared(name, request.words, open_["kind"], missing))
+    return _play_open(context, {**record, "open": open_}, dice)
+
+
+def resolve_go(request: Bare, context: Context, dice: DiceSource) -> Resolution:
+    """The GM resolves the open test or round now; missing declarations take the defaults."""
+    record = thread_state(context)
+    if record.get("waiting"):
+        _check_free(record)
+    if not record.get("open"):
+        raise RuleViolation(OPEN_FIRST)
+    return _play_open(context, record, dice)
+
+
+def resolve_test_tag(request: Declare, context: Context, dice: DiceSource) -> Resolution:
+    """One player against the thread's difficulty (or the GM's ``vs N``), in one post."""
+    character: Character = require_control(context, request.actor, "test")
+    if request.gm_dice is not None and not context.by_gm:
+        raise Forbidden(
+            "Only a GM may set a test's difficulty (the GM's pool); test against the thread's "
+            "difficulty with [[test Kara]], or ask the GM for [[difficulty 2]]."
+        )
+    record = thread_state(context)
+    if record.get("waiting"):
+        _check_free(record)
+    open_ = record.get("open")
+    if open_ and character.name in open_["participants"]:
+        raise RuleViolation(
+            f"{character.name} is in the {open_['kind']} the GM opened here: "
+            f"declare with [[declare {character.name} ...]]."
+        )
+    gm_dice = request.gm_dice if request.gm_dice is not None else record.get("difficulty")
+    if gm_dice is None:
+        raise RuleViolation(
+            "No difficulty is set in this thread. The GM sets one with [[difficulty 2]], "
+            "or opens a test with [[open test 2 Kara]]."
+        )
+    return _play_test(context, record, dice, int(gm_dice), [(character.name, request.words)], "")
+
+
+# ----------------------------------------------------------------------- playing
+
+
+def _fill_defaults(
+    party: Party, declarations: list[tuple[str, str]], declared: set[str], rulings: Rulings
+) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+    """Undeclared players take the defaults; one who cannot (exhausted) sits out."""
+    names = [n for n, _ in declarations]
+    kept, out = [], []
+    for name, words in declarations:
+        if name not in declared:
+            others = tuple(n for n in names if n != name)
+            try:
+                commit(Policy(), party.character(name), rulings, others)
+            except RuleViolation:
+                out.append(name)
+                continue
+        kept.append((name, words))
+    return kept, tuple(out)
+
+
+def _play_open(context: Context, record: dict[str, Any], dice: DiceSource) -> Resolution:
+    open_ = record["open"]
+    rest = {k: v for k, v in record.items() if k != "open"}
+    declarations = _declarations(open_)
+    if open_["kind"] == "fight":
+        return _play_round(context, rest, dice, open_, declarations)
+    party = load_party(context)
+    kept, out = _fill_defaults(party, declarations, set(open_["declarations"]), _rulings(context))
+    kept += [(name, "opt-out") for name in out]
+    return _play_test(context, rest, dice, open_["gm_dice"], kept, open_["stakes"], out)
+
+
+def _policies(declarations: list[tuple[str, str]], context: Context) -> list[tuple[str, Policy]]:
+    return [(name, parse_policy(words, context.limits)) for name, words in declarations]
+
+
+def _play_test(
+    context: Context,
+    record: dict[str, Any],
+    dice: DiceSource,
+    gm_dice: int,
+    declarations: list[tuple[str, str]],
+    stakes: str,
+    sat_out: tuple[str, ...] = (),
+    answers: tuple[bool, ...] = (),
+) -> Resolution:
+    rulings = _rulings(context)
+    party = load_party(context)
+    result = resolve_test(
+        party,
+        gm_dice,
+        _policies(declarations, context),
+        dice,
+        rulings,
+        answers,
+        context.limits,
+    )
+    words = dict(declarations)
+    if result.pending is not None:
+        assert result.duel is not None
+        record["waiting"] = {
+            "kind": "test",
+            "gm_dice": gm_dice,
+            "declarations": declarations,
+            "stakes": stakes,
+            "draws": list(result.duel.draws),
+            "answers": list(answers),
+        }
+        put_thread_state(context, record)
+        return Resolution("test", _played_test(result, words, stakes, party, sat_out))
+    after = apply(party, result.changes)
+    save_party(context, party, after)
+    record.pop("waiting", None)
+    record["last"] = {
+        "gm_dice": gm_dice,
+        "declarations": declarations,
+        "stakes": stakes,
+        "draws": list(result.duel.draws) if result.duel else [],
+        "answers": list(answers),
+        "party": party.to_dict(),
+        "overturned": False,
+    }
+    put_thread_state(context, record)
+    played = _played_test(result, words, stakes, after, sat_out)
+    chance = played.takings[0].chance if len(played.takings) == 1 else None
+    return Resolution("test", played, chance, result.changes)
+
+
+def _played_test(
+    result: TestResult,
+    words: dict[str, str],
+    stakes: str,
+    party: Party,
+    sat_out: tuple[str, ...],
+) -> Played:
+    waiting = result.pending is not None
+    takings = tuple(
+        Taking(
+            c.name,
+            words.get(c.name, ""),
+            None if waiting else result.outcome(c.name),
+            p.chance if p else None,
+            len(c.extra) + c.line_dice,
+        )
+        for c, p in zip(
+            result.commitments,
+            result.participants or (None,) * len(result.commitments),
+            strict=True,
+        )
+    )
+    names = tuple(c.name for c in result.commitments)
+    return Played(
+        "test",
+        result.gm_dice,
+        stakes,
+        0,
+        result.duel,
+        takings,
+        result.cancelled,
+        result.changes,
+        _standings(party, names),
+        result.pending,
+        sat_out=sat_out,
+    )
+
+
+def _play_round(
+    context: Context,
+    record: dict[str, Any],
+    dice: DiceSource,
+    open_: dict[str, Any],
+    declarations: list[tuple[str, str]],
+    answers: tuple[bool, ...] = (),
+) -> Resolution:
+    rulings = _rulings(context)
+    party = load_party(context)
+    fight = party.fight
+    if fight is None:
+        raise RuleViolation("This thread's fight is over; the GM opens a new one.")
+    sat_out: tuple[str, ...] = ()
+    if fight.rounds == 0:
+        declarations, sat_out = _fill_defaults(
+            party, declarations, set(open_["declarations"]), rulings
+        )
+        if not declarations:
+            raise RuleViolation("Nobody can fight: every player named is exhausted.")
+    else:
+        declarations = [(n, w) for n, w in declarations if n in open_["declarations"]]
+    result = resolve_round(party, fight, _policies(declarations, context), dice, rulings, answers)
+    words = dict(declarations)
+    if result.pending is not None:
+        record["waiting"] = {
+            "kind": "fight",
+            "open": open_,
+            "declarations": declarations,
+            "draws": list(result.duel.draws),
+            "answers": list(answers),
+        }
+        put_thread_state(context, record)
+        return Resolution("test", _played_round(result, words, open_, party, sat_out, ()))
+    after = replace(apply(party, result.changes), fight=None if result.over else result.fight)
+    save_party(context, party, after)
+    record.pop("waiting", None)
+    following: tuple[str, ...] = ()
+    if not result.over:
+        following = tuple(p.name for p in result.fight.pools if not p.out and p.dice)
+        record["open"] = {
+            **open_,
+            "participants": list(following),
+            "declarations": {},
+            "round": result.number + 1,
+        }
+    put_thread_state(context, record)
+    played = _played_round(result, words, open_, after, sat_out, following)
+    return Resolution("test", played, None, result.changes)
+
+
+def _played_round(
+    result: RoundResult,
+    words: dict[str, str],
+    open_: dict[str, Any],
+    party: Party,
+    sat_out: tuple[str, ...],
+    following: tuple[str, ...],
+) -> Played:
+    waiting = result.pending is not None
+    outcomes = {p.name: p for p in result.participants}
+    takings = tuple(
+        Taking(
+            e.name,
+            words.get(e.name, ""),
+            None if waiting else outcomes[e.name].outcome,
+            None if waiting else outcomes[e.name].chance,
+            len(e.hand),
+        )
+        for e in result.duel.entrants
+    )
+    names = tuple(e.name for e in result.duel.entrants)
+    return Played(
+        "round",
+        result.duel.gm_dice,
+        open_.get("stakes", ""),
+        result.number,
+        result.duel,
+        takings,
+        (),
+        result.changes,
+        _standings(party, names),
+        result.pending,
+        result.actions,
+        result.blows,
+        result.fight,
+        result.gm_allies_lost,
+        result.over and not waiting,
+        sat_out,
+        following,
+    )
+
+
+# ---------------------------------------------------------- the GM's answers and edits
+
+
+def resolve_answer(request: Answer, context: Context, dice: DiceSource) -> Resolution:
+    """The GM answers the Negotiation a duel in this thread waits on; the duel goes on."""
+    record = thread_state(context)
+    waiting = record.get("waiting")
+    if not waiting:
+        raise RuleViolation("No Negotiation waits for an answer in this thread.")
+    answers = (*waiting["answers"], request.agreed)
+    replay = ReplayThen(waiting["draws"], dice)
+    declarations = [(n, w) for n, w in waiting["declarations"]]
+    rest = {k: v for k, v in record.items() if k != "waiting"}
+    if waiting["kind"] == "fight":
+        rest.pop("open", None)
+        return _play_round(context, rest, replay, waiting["open"], declarations, answers)
+    return _play_test(
+        context,
+        rest,
+        replay,
+        waiting["gm_dice"],
+        declarations,
+        waiting["stakes"],
+        answers=answers,
+    )
+
+
+def resolve_difficulty(request: Difficulty, context: Context, dice: DiceSource) -> Resolution:
+    """The GM sets (or clears) the thread's standing difficulty for one-player tests."""
+    record = thread_state(context)
+    if request.gm_dice is None:
+        record.pop("difficulty", None)
+    else:
+        start_fight(request.gm_dice, limits=context.limits)  # the same check of the GM's pool
+        record["difficulty"] = request.gm_dice
+    put_thread_state(context, record)
+    return Resolution("difficulty", request)
+
+
+def resolve_overturn(request: Bare, context: Context, dice: DiceSource) -> Resolution:
+    """After a Boom no player claimed, the GM turns the thread's last test upside down (R-53)."""
+    record = thread_state(context)
+    last = record.get("last")
+    if not last:
+        raise RuleViolation("No test has been resolved in this thread yet.")
+    if last.get("overturned"):
+        raise RuleViolation("The last test of this thread has already been overturned.")
+    rulings = _rulings(context)
+    before = Party.from_dict(last["party"])
+    declarations = [(n, parse_policy(w, context.limits)) for n, w in last["declarations"]]
+    replayed = resolve_test(
+        before,
+        last["gm_dice"],
+        declarations,
+        ReplayThen(last["draws"], dice),
+        rulings,
+        tuple(last["answers"]),
+        context.limits,
+        with_odds=False,
+    )
+    party = load_party(context)
+    if _people(apply(before, replayed.changes)) != _people(party):
+        raise RuleViolation(
+            "The party has changed since the last test (another test or a GM edit), so it "
+            "cannot be overturned any more; edit the state with the GM's verbs instead."
+        )
+    turned = overturn_test(replayed, before, rulings)
+    after = replace(apply(before, turned.changes), fight=party.fight)
+    save_party(context, party, after)
+    record["last"] = {**last, "overturned": True}
+    put_thread_state(context, record)
+    words = dict(last["declarations"])
+    played = _played_test(turned, words, last["stakes"], after, ())
+    return Resolution("overturned", played, None, turned.changes)
+
+
+def _people(party: Party) -> tuple[Any, ...]:
+    return (party.characters, party.refreshes)
+
+
+def adjusted(
+    context: Context,
+    verb: str,
+    changes: tuple[Change, ...],
+    party: Party,
+    note: str = "",
+    marked: Party | None = None,
+) -> Resolution:
+    """Apply a GM verb's changes (to ``marked``, the party with the verb's own edits, if
+    given), store them, and show each character they touched."""
+    after = apply(marked or party, changes)
+    save_party(context, party, after)
+    touched = tuple(dict.fromkeys(c.who for c in changes if c.who))
+    return Resolution(
+        "adjusted", Adjusted(verb, changes, _standings(after, touched), note), None, changes
+    )

@@ -1,0 +1,61 @@
+"""The ``trikus`` duels the conformance kit checks: §3.8's table corners and declared policies.
+
+Each :class:`~referee.system.OddsCase` pairs a player's exact chance of each end of his
+pair (:func:`~.odds.end_chances`) with a sampler that plays the duel through
+:func:`~.duel.play` itself, so 100,000 seeded duels check the recursion against the
+very code that resolves a test by post.
+
+>>> [case.name for case in odds_cases()][:2]
+['1 line die vs GM 1', '2 line dice + 1 Morale, light=1, vs GM 3']
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from referee.dice import DiceSource
+from referee.system import OddsCase
+
+from .duel import DieKind, Entrant, PairEnd, play
+from .odds import end_chances
+from .rulings import Consent, Rulings
+
+
+def _case(
+    name: str, gm_dice: int, entrants: tuple[Entrant, ...], rulings: Rulings, player: int = 0
+) -> OddsCase:
+    """How ``player``'s pair ends (``"won"``, ``"lost"``, ``"escaped"``...), exactly."""
+    ends = end_chances(gm_dice, entrants, rulings)
+    distribution: dict[object, Fraction] = {
+        end.value: chances[player] for end, chances in ends.items() if chances[player]
+    }
+
+    def sample(source: DiceSource) -> object:
+        end: PairEnd = play(gm_dice, entrants, source, rulings).ends[player]
+        return end.value
+
+    return OddsCase(name, distribution, sample)
+
+
+def odds_cases() -> list[OddsCase]:
+    """One-on-one table corners, Morale and Light under a policy, escape, and a team test."""
+    plain = Rulings()
+    always = Rulings(negotiation_consent=Consent.ALWAYS)
+    line = DieKind.LINE
+    team = (Entrant("P", (line,)), Entrant("Z", (line,) * 2))
+    return [
+        _case("1 line die vs GM 1", 1, (Entrant("P", (line,)),), plain),
+        _case(
+            "2 line dice + 1 Morale, light=1, vs GM 3",
+            3,
+            (Entrant("P", (line, line, DieKind.MORALE), light=1),),
+            plain,
+        ),
+        _case(
+            "1 line die, escape=1,8, negotiate=9 (consent always), vs GM 2",
+            2,
+            (Entrant("P", (line,), escape=(1, 8), negotiate=9),),
+            always,
+        ),
+        _case("team: P 1 and Z 2 line dice vs GM 2, Z's pair", 2, team, plain, 1),
+    ]

@@ -1,0 +1,389 @@
+"""The ``trikus`` system as the core sees it: :data:`SYSTEM`, a :class:`referee.system.System`.
+
+This module only assembles: the rulings (:mod:`.rulings`), the verbs (parsers of
+:mod:`.tags`, resolvers of :mod:`.handlers` and :mod:`.edits`), the sheet
+(:mod:`.application`), the roster view, the exact odds the conformance kit checks,
+and the templates in ``templates/`` beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from referee.campaign import seed_table
+from referee.resolve import Context
+from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb
+
+from . import edits, handlers, tags
+from .application import TrikusSheet
+from .changes import ChangeKind
+from .odds_cases import odds_cases
+from .party import PARTY_KEY, PARTY_TABLE, THREADS
+from .policy import USAGE as POLICY_WORDS
+from .rulings import Rulings
+from .state import Character, LineStatus
+
+SHEETS_NAME = "characters.toml"
+
+
+def _verb(name: str, parse: Any, resolve: Any, usage: str, **fields: Any) -> Verb:
+    return Verb(name, parse, resolve, usage_text=usage, **fields)
+
+
+VERBS = (
+    _verb(
+        "open",
+        tags.parse_open,
+        handlers.resolve_open,
+        tags.OPEN_USAGE,
+        form='open test|fight <GM dice> <names> [allies=A,B] [difficulty=D] [vs NPC] ["stakes"]',
+        help="GM: opens a test or a fight in the thread; each named player then declares",
+        example='open test 7 Ola, Zed "Success: the door holds. Failure: the alarm sounds."',
+        gm_only="open a test or a fight (the GM's pool is its difficulty)",
+    ),
+    _verb(
+        "declare",
+        tags.parse_declare,
+        handlers.resolve_declare,
+        tags.DECLARE_USAGE,
+        form=f"declare <character> [{POLICY_WORDS}]",
+        help="declares into the open test or fight round; the last declaration resolves it",
+        example="declare Ola morale=2 empower",
+    ),
+    _verb(
+        "go",
+        tags.bare_parser("[[go]]"),
+        handlers.resolve_go,
+        "[[go]]",
+        form="go",
+        help="GM: resolves the open test or round now; undeclared players take the defaults",
+        example="go",
+        gm_only="resolve a test before every player has declared",
+    ),
+    _verb(
+        "overturn",
+        tags.bare_parser("[[overturn]]"),
+        handlers.resolve_overturn,
+        "[[overturn]]",
+        form="overturn",
+        help="GM: after a Boom nobody claimed, turns the thread's last test upside down",
+        example="overturn",
+        gm_only="overturn a test after a Boom",
+    ),
+    _verb(
+        "test",
+        tags.parse_test,
+        handlers.resolve_test_tag,
+        tags.TEST_USAGE,
+        form=f"test <character> [vs <GM dice>] [{POLICY_WORDS}]",
+        help="one player tests alone against the thread's difficulty, in one post",
+        example="test Kara vs 3 line=2 negotiate=5",
+    ),
+    _verb(
+        "answer",
+        tags.parse_answer,
+        handlers.resolve_answer,
+        tags.ANSWER_USAGE,
+        form="answer yes|no",
+        help="GM: answers the Negotiation a test waits on; the duel goes on",
+        example="answer yes",
+        gm_only="answer a Negotiation",
+    ),
+    _verb(
+        "difficulty",
+        tags.parse_difficulty,
+        handlers.resolve_difficulty,
+        tags.DIFFICULTY_USAGE,
+        form="difficulty <GM dice>|off",
+        help="GM: sets the thread's standing difficulty for one-player tests",
+        example="difficulty 2",
+        gm_only="set the difficulty",
+    ),
+    _verb(
+        "light",
+        tags.count_parser("light"),
+        edits.resolve_light,
+        tags.COUNT_USAGE["light"],
+        form="light <character> [count]",
+        help="GM: grants Light tokens (one by default)",
+        example="light Kara",
+        gm_only="grant Light tokens",
+    ),
+    _verb(
+        "dark",
+        tags.count_parser("dark"),
+        edits.resolve_dark,
+        tags.COUNT_USAGE["dark"],
+        form="dark <character> [count]",
+        help="GM: spends Dark tokens (the player plays one of his Dark sides)",
+        example="dark Zed",
+        gm_only="spend Dark tokens",
+    ),
+    _verb(
+        "morale",
+        tags.count_parser("morale", required=True),
+        edits.resolve_morale,
+        tags.COUNT_USAGE["morale"],
+        form="morale <character> <count>",
+        help="GM: sets a character's Morale dice",
+        example="morale Kara 2",
+        gm_only="edit Morale",
+    ),
+    _verb(
+        "line",
+        tags.parse_line,
+        edits.resolve_line,
+        tags.LINE_USAGE,
+        form="line <character> <number> free|struck|lost[=refreshes]",
+        help="GM: sets one of a character's lines free, struck or lost",
+        example="line Kara 1 free",
+        gm_only="edit lines",
+    ),
+    _verb(
+        "refresh",
+        tags.bare_parser("[[refresh]]"),
+        edits.resolve_refresh,
+        "[[refresh]]",
+        form="refresh",
+        help="GM: forces a refresh (struck lines return; lost ones come one refresh nearer)",
+        example="refresh",
+        gm_only="force a refresh",
+    ),
+    _verb(
+        "master",
+        tags.named_parser("master"),
+        edits.resolve_master,
+        tags.NAMED_USAGE["master"],
+        form="master <NPC name>",
+        help="GM: marks an NPC a master (losing all dice to him costs the party's Master)",
+        example="master Darth Vex",
+        gm_only="mark a master NPC",
+    ),
+    _verb(
+        "renew",
+        tags.parse_renew,
+        edits.resolve_renew,
+        tags.RENEW_USAGE,
+        form="renew <character> <item>",
+        help="GM: renews a spent renewable item",
+        example="renew Kara Medpac",
+        gm_only="renew an item",
+    ),
+    _verb(
+        "advance",
+        tags.named_parser("advance"),
+        edits.resolve_advance,
+        tags.NAMED_USAGE["advance"],
+        form="advance <character>",
+        help="GM: advances a character one tier (his sides are written anew)",
+        example="advance Zed",
+        gm_only="advance a character",
+    ),
+    _verb(
+        "fall",
+        tags.named_parser("fall"),
+        edits.resolve_fall,
+        tags.NAMED_USAGE["fall"],
+        form="fall <character>",
+        help="GM: applies a fall to the Dark Side; every lower tier advances",
+        example="fall Zed",
+        gm_only="apply a fall to the Dark Side",
+    ),
+    _verb(
+        "sacrifice",
+        tags.parse_sacrifice,
+        edits.resolve_sacrifice,
+        tags.SACRIFICE_USAGE,
+        form="sacrifice [names of those who fought]",
+        help="GM: applies the Master's sacrifice (he dies if he fought, else falls)",
+        example="sacrifice Kara",
+        gm_only="apply the Master's sacrifice",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class CharacterRow:
+    """One approved character as the roster and ``referee characters`` show it."""
+
+    name: str
+    owner: str | None
+    tier: str
+    lines: str  # "2 1" free, "~~2~~" struck, "(1, 2 refreshes)" lost
+    morale: int
+    light: int
+    dark: str  # "active (used)"
+    status: str
+    items: str
+    allies: str
+
+
+def _lines(character: Character) -> str:
+    shown = []
+    for line in character.lines:
+        if line.status is LineStatus.FREE:
+            shown.append(str(line.dice))
+        elif line.status is LineStatus.STRUCK:
+            shown.append(f"{line.dice} struck")
+        else:
+            shown.append(f"{line.dice} lost ({line.refreshes_left} refreshes)")
+    return ", ".join(shown)
+
+
+SHEET = TrikusSheet()
+
+
+def _row(record: Mapping[str, Any]) -> CharacterRow:
+    c: Character = SHEET.from_record(record["sheet"])
+    items = ", ".join(
+        f"{i.name} ({', '.join(t.value for k, t in enumerate(i.traits) if i.knows(k))}"
+        f"{'; spent' if i.spent else ''})"
+        for i in c.equipment
+    )
+    return CharacterRow(
+        c.name,
+        record.get("owner"),
+        c.tier.value,
+        _lines(c),
+        c.morale,
+        c.light,
+        f"{c.dark_active} ({c.dark_used} used)",
+        c.status.value,
+        items or "-",
+        ", ".join(c.allies) or "-",
+    )
+
+
+@dataclass(frozen=True)
+class RosterView:
+    """What ``roster.md.j2`` receives: the party and the campaign's trikus state."""
+
+    campaign: str
+    players: tuple[CharacterRow, ...]
+    refreshes: int
+    master_npcs: tuple[str, ...]
+    fights: int  # fights in progress
+
+
+class Trikus:
+    """Seed 001: opposed d10 duels one die at a time, lines, Morale, Light and Dark."""
+
+    name = "trikus"
+    version = "1"
+    description = "opposed d10 duels one die at a time: lines, Morale, Light and Dark tokens"
+    seed = "seed 001 (RULES.md §3)"
+    verbs = VERBS
+    sheet = SHEET
+    rulings_type = Rulings
+    tables = (PARTY_TABLE, THREADS)
+    named_tables: tuple[str, ...] = ()
+    table_sheets: ClassVar[Mapping[str, Any]] = {}
+    templates = Path(__file__).resolve().parent / "templates"
+
+    def read_rulings(self, table: Mapping[str, Any]) -> Rulings:
+        return Rulings.from_mapping(table)
+
+    def load_rules(self, rulings: Rulings, campaign: CampaignFiles) -> Rulings:
+        """The rulings are the whole rules value: trikus reads no tables."""
+        return rulings
+
+    def seed_store(self, campaign: CampaignFiles, rules: Rulings, store: Any) -> None:
+        """A new store starts from the sheets in the data folder's characters.toml."""
+        seed_table(
+            store,
+            campaign.data_dir / SHEETS_NAME,
+            "character",
+            "characters",
+            self.sheet.from_record,
+            self.sheet.to_record,
+            lambda character, record: self.sheet.validate(character, rules),
+        )
+
+    def end_encounter(self, context: Context) -> bool:
+        """Trikus keeps no encounter state besides tests and fights, which end by their dice."""
+        return False
+
+    def roster_view(
+        self, campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]
+    ) -> RosterView:
+        rows = tuple(_row(r) for r in tables.get("characters", ()) if r.get("approved"))
+        empty: Mapping[str, Any] = {"refreshes": 0, "master_npcs": [], "fights": {}}
+        party = next((r for r in tables.get(PARTY_TABLE, ()) if "refreshes" in r), empty)
+        return RosterView(
+            campaign,
+            rows,
+            int(party["refreshes"]),
+            tuple(party["master_npcs"]),
+            len(party["fights"]),
+        )
+
+    def character_rows(
+        self, records: Iterable[Mapping[str, Any]], rules: Rulings
+    ) -> list[tuple[str, ...]]:
+        """``referee characters``: a header row, then one row per stored character."""
+        rows: list[tuple[str, ...]] = [
+            ("name", "owner", "approved", "tier", "lines", "morale", "light", "dark", "status")
+        ]
+        for record in records:
+            row = _row(record)
+            rows.append(
+                (
+                    row.name,
+                    str(row.owner or "-"),
+                    "yes" if record.get("approved") else "no",
+                    row.tier,
+                    row.lines,
+                    str(row.morale),
+                    str(row.light),
+                    row.dark,
+                    row.status,
+                )
+            )
+        return rows
+
+    def template_helpers(self) -> Mapping[str, Any]:
+        return {"change_kinds": ChangeKind}
+
+    def odds_cases(self) -> Iterable[OddsCase]:
+        return odds_cases()
+
+    def example_campaign(self) -> ExampleCampaign:
+        return ExampleCampaign(
+            {
+                "characters": (
+                    {
+                        "name": "Kara",
+                        "tier": "advanced",
+                        "light_sides": ["bold", "clever"],
+                        "dark_sides": ["greedy", "vain"],
+                        "equipment": [
+                            {"name": "Medpac", "traits": ["one-use", "renewable"], "spent": True}
+                        ],
+                        "light": 1,
+                        "morale": 1,
+                    },
+                    {
+                        "name": "Ola",
+                        "tier": "master",
+                        "light_sides": ["wise"],
+                        "dark_sides": ["proud", "cold", "cruel"],
+                        "morale": 2,
+                    },
+                    {
+                        "name": "Zed",
+                        "tier": "beginner",
+                        "light_sides": ["kind", "curious", "loyal"],
+                        "dark_sides": ["reckless"],
+                        "dark_active": 1,
+                    },
+                )
+            }
+        )
+
+
+SYSTEM = Trikus()
+
+__all__ = ["PARTY_KEY", "SYSTEM"]

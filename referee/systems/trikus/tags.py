@@ -1,0 +1,303 @@
+"""Reading ``trikus`` tags: the text after the verb -> a request (parse stage only).
+
+Forms (a character's name may have spaces; the campaign's names are known)::
+
+    open test 2 Kara, Zuzia "Success: the gate opens. Failure: the alarm sounds."
+    open fight 3 Kara, Zuzia allies=Trooper,Droid difficulty=3 vs Darth Vex
+    declare Kara line=1 morale=1 light=1 escape=1,8 negotiate=9 defend:Zuzia
+    test Kara morale=1            test Kara vs 2 line=2   (vs: the GM's difficulty)
+    go        answer yes|no       difficulty 2|off        overturn      refresh
+    light Kara [N]   dark Kara [N]   morale Kara N   line Kara 2 free|struck|lost[=N]
+    master Darth Vex   fall Kara   advance Kara   sacrifice [Kara, Zuzia]   renew Kara Medpac
+
+A declaration's words are those of §3.6 (:data:`.policy.USAGE`). Anything unreadable
+raises :class:`~referee.errors.TagError` with the verb's form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from referee.errors import TagError
+from referee.tags import ParseContext, known_prefix, name_argument, shorten
+
+from .policy import USAGE as POLICY_WORDS
+from .policy import Policy, parse_policy
+from .state import LineStatus
+
+OPEN_USAGE = '[[open test 2 Kara, Zuzia "stakes"]] or [[open fight 3 Kara, Zuzia difficulty=3]]'
+DECLARE_USAGE = f"[[declare Kara line=1 morale=1]] (words: {POLICY_WORDS})"
+TEST_USAGE = "[[test Kara morale=1]], or as the GM [[test Kara vs 2]]"
+ANSWER_USAGE = "[[answer yes]] or [[answer no]]"
+DIFFICULTY_USAGE = "[[difficulty 2]] or [[difficulty off]]"
+COUNT_USAGE = {
+    "light": "[[light Kara]] or [[light Kara 2]]",
+    "dark": "[[dark Kara]] or [[dark Kara 2]]",
+    "morale": "[[morale Kara 3]]",
+}
+LINE_USAGE = "[[line Kara 1 free]], [[line Kara 2 struck]] or [[line Kara 1 lost=2]]"
+NAMED_USAGE = {
+    "fall": "[[fall Kara]]",
+    "advance": "[[advance Kara]]",
+    "master": "[[master Darth Vex]]",
+}
+SACRIFICE_USAGE = "[[sacrifice Kara, Zuzia]] (the players who fought the master)"
+RENEW_USAGE = "[[renew Kara Medpac]]"
+
+_QUOTED = re.compile(r'["“”]([^"“”]*)["“”]')
+_MAX_PARTICIPANTS = 12
+_MAX_STAKES = 300
+
+
+@dataclass(frozen=True)
+class Open:
+    """``open``: the GM opens a test or a fight in the thread."""
+
+    kind: str  # "test" or "fight"
+    gm_dice: int
+    names: tuple[str, ...]
+    stakes: str = ""
+    allies: tuple[str, ...] = ()  # the GM's named allies (fights)
+    difficulty: int | None = None  # Combat Difficulty (fights); None: the basic rules
+    opponent: str = ""  # the NPC fought (a GM-marked master triggers the sacrifice)
+
+
+@dataclass(frozen=True)
+class Declare:
+    """``declare`` (into the thread's open test) or ``test`` (alone, in one post)."""
+
+    actor: str
+    policy: Policy
+    words: str  # the declaration as written, kept with the pending test
+    gm_dice: int | None = None  # ``test ... vs N``: the GM's difficulty for this test
+
+
+@dataclass(frozen=True)
+class Bare:
+    """A verb with no argument: ``go``, ``overturn``, ``refresh``."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    agreed: bool
+
+
+@dataclass(frozen=True)
+class Difficulty:
+    gm_dice: int | None  # None: ``off``
+
+
+@dataclass(frozen=True)
+class Count:
+    """``light Kara 2``, ``dark Kara``, ``morale Kara 3``."""
+
+    actor: str
+    count: int | None
+
+
+@dataclass(frozen=True)
+class SetLine:
+    actor: str
+    index: int  # 1-based, as the player counts
+    status: LineStatus
+    refreshes: int
+
+
+@dataclass(frozen=True)
+class Named:
+    """A verb on one name: ``fall Kara``, ``advance Kara``, ``master Darth Vex``."""
+
+    actor: str
+
+
+@dataclass(frozen=True)
+class Names:
+    """``sacrifice Kara, Zuzia``."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Renew:
+    actor: str
+    item: str
+
+
+def _small(text: str, what: str, usage: str, high: int = 99) -> int:
+    if not text.isdigit() or len(text) > 3 or not 0 <= int(text) <= high:
+        raise TagError(f"{what} is a whole number up to {high}, not '{shorten(text)}'.", usage)
+    return int(text)
+
+
+def _names(text: str, context: ParseContext, usage: str) -> tuple[str, ...]:
+    parts = [p for p in re.split(r",|\band\b", text) if p.strip()]
+    if not parts:
+        raise TagError("Name the characters, separated by commas.", usage)
+    if len(parts) > _MAX_PARTICIPANTS:
+        raise TagError(f"At most {_MAX_PARTICIPANTS} characters take part at once.", usage)
+    return tuple(name_argument(p, "character", usage, context.limits) for p in parts)
+
+
+def parse_open(rest: str, context: ParseContext) -> Open:
+    """``test|fight <GM dice> <names, comma-separated> [options] ["stakes"]``."""
+    stakes = _QUOTED.findall(rest)
+    if len(stakes) > 1:
+        raise TagError("Give the stakes once, in quotes.", OPEN_USAGE)
+    stake = " ".join(stakes[0].split()) if stakes else ""
+    if len(stake) > _MAX_STAKES:
+        raise TagError(f"The stakes are at most {_MAX_STAKES} characters.", OPEN_USAGE)
+    text = _QUOTED.sub(" ", rest)
+    words = text.split()
+    if len(words) < 3 or words[0].casefold() not in ("test", "fight"):
+        raise TagError(
+            "Write test or fight, the GM's dice (the difficulty), then the characters.",
+            OPEN_USAGE,
+        )
+    kind = words[0].casefold()
+    gm_dice = _small(words[1], "The GM's pool", OPEN_USAGE)
+    body = " ".join(words[2:])
+    opponent = ""
+    if kind == "fight" and re.search(r"\bvs\b", body, re.I):
+        body, _, after = re.split(r"\b(vs)\b", body, maxsplit=1, flags=re.I)
+        opponent = name_argument(after, "opponent", OPEN_USAGE, context.limits)
+    allies: tuple[str, ...] = ()
+    difficulty: int | None = None
+    kept: list[str] = []
+    for word in body.split():
+        key, sep, value = word.partition("=")
+        folded = key.casefold()
+        if kind == "fight" and folded == "allies" and sep:
+            allies = tuple(
+                name_argument(a, "ally", OPEN_USAGE, context.limits)
+                for a in value.split(",")
+                if a.strip()
+            )
+        elif kind == "fight" and folded == "difficulty":
+            difficulty = _small(value, "Combat Difficulty", OPEN_USAGE, 20) if sep else 0
+        elif sep:
+            raise TagError(f"'{shorten(word)}' is not an option of open {kind}.", OPEN_USAGE)
+        else:
+            kept.append(word)
+    names = _names(" ".join(kept), context, OPEN_USAGE)
+    return Open(kind, gm_dice, names, stake, allies, difficulty, opponent)
+
+
+def _split(rest: str, context: ParseContext, usage: str) -> tuple[str, str]:
+    """The character's name (the longest known one, else the words before the first
+    declaration word) and the declaration's words."""
+    words = rest.split()
+    count = known_prefix(words, context)
+    if not count:
+        count = next(
+            (i for i, w in enumerate(words) if "=" in w or ":" in w or w.casefold() in _FLAGS),
+            len(words),
+        )
+    if not count:
+        raise TagError("Name the character first.", usage)
+    actor = name_argument(" ".join(words[:count]), "character", usage, context.limits)
+    return actor, " ".join(words[count:])
+
+
+_FLAGS = frozenset(("empower", "opt-out", "optout", "accept", "attack", "vs"))
+
+
+def parse_declare(rest: str, context: ParseContext) -> Declare:
+    """``<character> [declaration words]``."""
+    actor, words = _split(rest, context, DECLARE_USAGE)
+    return Declare(actor, parse_policy(words, context.limits), words)
+
+
+def parse_test(rest: str, context: ParseContext) -> Declare:
+    """``<character> [vs N] [declaration words]``."""
+    actor, words = _split(rest, context, TEST_USAGE)
+    gm_dice = None
+    match = re.match(r"^vs\s+(\S+)\s*", words, re.I)
+    if match:
+        gm_dice = _small(match.group(1), "The GM's pool", TEST_USAGE)
+        words = words[match.end() :]
+    return Declare(actor, parse_policy(words, context.limits), words, gm_dice)
+
+
+def bare_parser(usage: str) -> Callable[[str, ParseContext], Bare]:
+    def parse(rest: str, context: ParseContext) -> Bare:
+        if rest.strip():
+            raise TagError(f"This verb takes nothing after it, not '{shorten(rest)}'.", usage)
+        return Bare()
+
+    return parse
+
+
+def parse_answer(rest: str, context: ParseContext) -> Answer:
+    word = rest.strip().casefold()
+    if word in ("yes", "agree", "y"):
+        return Answer(True)
+    if word in ("no", "refuse", "n"):
+        return Answer(False)
+    raise TagError("Answer the Negotiation with yes or no.", ANSWER_USAGE)
+
+
+def parse_difficulty(rest: str, context: ParseContext) -> Difficulty:
+    word = rest.strip().casefold()
+    if word in ("off", "none", "0"):
+        return Difficulty(None)
+    return Difficulty(_small(word, "The difficulty (the GM's dice)", DIFFICULTY_USAGE))
+
+
+def count_parser(verb: str, required: bool = False) -> Callable[[str, ParseContext], Count]:
+    usage = COUNT_USAGE[verb]
+
+    def parse(rest: str, context: ParseContext) -> Count:
+        words = rest.split()
+        count = None
+        if words and words[-1].isdigit() and (len(words) > 1):
+            count = _small(words[-1], "The count", usage)
+            words = words[:-1]
+        if required and count is None:
+            raise TagError("Name the character, then a whole number.", usage)
+        return Count(name_argument(" ".join(words), "character", usage, context.limits), count)
+
+    return parse
+
+
+def parse_line(rest: str, context: ParseContext) -> SetLine:
+    """``<character> <line number> free|struck|lost[=refreshes]``."""
+    words = rest.split()
+    if len(words) < 3:
+        raise TagError("Name the character, the line's number, then its status.", LINE_USAGE)
+    status_word, _, refreshes = words[-1].casefold().partition("=")
+    try:
+        status = LineStatus(status_word)
+    except ValueError:
+        raise TagError("A line is free, struck or lost=N.", LINE_USAGE) from None
+    index = _small(words[-2], "The line's number", LINE_USAGE, 3)
+    count = _small(refreshes, "The refreshes", LINE_USAGE, 10) if refreshes else 0
+    if status is LineStatus.LOST and not count:
+        count = 2
+    actor = name_argument(" ".join(words[:-2]), "character", LINE_USAGE, context.limits)
+    return SetLine(actor, index, status, count)
+
+
+def named_parser(verb: str) -> Callable[[str, ParseContext], Named]:
+    usage = NAMED_USAGE[verb]
+
+    def parse(rest: str, context: ParseContext) -> Named:
+        return Named(name_argument(rest, "character", usage, context.limits))
+
+    return parse
+
+
+def parse_sacrifice(rest: str, context: ParseContext) -> Names:
+    if not rest.strip():
+        return Names(())
+    return Names(_names(rest, context, SACRIFICE_USAGE))
+
+
+def parse_renew(rest: str, context: ParseContext) -> Renew:
+    words = rest.split()
+    count = known_prefix(words, context) or 1
+    if len(words) <= count:
+        raise TagError("Name the character, then the item.", RENEW_USAGE)
+    actor = name_argument(" ".join(words[:count]), "character", RENEW_USAGE, context.limits)
+    return Renew(actor, name_argument(" ".join(words[count:]), "item", RENEW_USAGE, context.limits))

@@ -1,0 +1,122 @@
+"""The trikus demo campaign: every verb in its thread, every mechanic shown, re-runs the same."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from referee.batch import load_thread
+from referee.campaign import Campaign
+from referee.cli import main
+from referee.resolve import verbs_for
+from referee.roster import RosterRenderer, roster_view
+from referee.systems.trikus.system import SYSTEM
+from referee.tags import find_tags
+
+DEMO = Path(__file__).resolve().parents[3] / "data" / "demos" / "trikus"
+SECRET = "trikus-demo-0"  # README: with this secret the batch shows every mechanic
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "trikus"
+    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns("store.*", "secret.txt"))
+    monkeypatch.setenv("REFEREE_SECRET", SECRET)
+    return folder
+
+
+def _batch(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    main(["--campaign", str(folder), "batch", str(folder / "thread.json")])
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def test_the_demo_thread_uses_every_verb() -> None:
+    """Every verb of a trikus campaign (its own and the core's) appears in a tag of the thread."""
+    table = verbs_for(SYSTEM)
+    used = {
+        table[tag.text.split()[0].casefold()].name
+        for post in load_thread(DEMO / "thread.json").posts
+        for tag in find_tags(post.body).tags
+    }
+    assert {verb.name for verb in table.values()} == used
+
+
+def test_the_demo_shows_every_mechanic_of_the_issue(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Solo and team tests, a fight with an ally, Negotiation, escape, Catastrophe, refresh."""
+    out, err = _batch(demo, capsys)
+    shown = {
+        "solo test": "**Test**: Kara (1 die: `line=1 use=Medpac`) against the GM's 2.",
+        "team test": "**Test**: Kara (2 dice: `on\\_success=cancel\\:Pawel`), Zuzia",
+        "fight with an ally": "Zuzia's ally R4 droid dies",
+        "negotiation": "Negotiation: Michal asks to reroll the GM's 10; agreed",
+        "escape": "Zuzia **escapes** (+1 Dark, Morale kept).",
+        "catastrophe": "**Pawel suffers a Catastrophe** (lost with Empowerment)",
+        "refresh": "**Refresh**: every line returns (every player is exhausted)",
+        "boom and overturn": "**The GM overturns the last test**",
+        "refusal of a GM verb": "Only a GM may grant Light tokens",
+        "end of the fight": "**The fight is over.**",
+    }
+    assert {name: True for name in shown} == {name: text in out for name, text in shown.items()}
+    assert "1 tag(s) with problems" in err
+
+
+def test_the_demo_batch_is_deterministic_and_records_nothing_twice(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second run prints the same replies and adds no ledger row."""
+    first, first_err = _batch(demo, capsys)
+    rows = len((demo / "store.ledger.jsonl").read_text(encoding="utf-8").splitlines())
+    second, second_err = _batch(demo, capsys)
+    again = len((demo / "store.ledger.jsonl").read_text(encoding="utf-8").splitlines())
+    assert (first, rows) == (second, again)
+    assert "0 new roll(s)" in second_err and "0 new roll(s)" not in first_err
+
+
+def test_roll_from_the_shell_replays_vector_1(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`referee roll --dice 5,7,7,1,9`: the Master's 3 dice beat the GM's 2 (§3.8, vector 1)."""
+    main(["--campaign", str(demo), "roll", "test Michal vs 2", "--dice", "5,7,7,1,9"])
+    out = capsys.readouterr().out
+    steps = [
+        "1. GM 5, Michal 7 → Michal controls",
+        "2. GM 7 → GM controls",
+        "3. Michal 1 → GM controls",
+        "4. Michal 9 → Michal controls",
+        "* Michal: **Success** (chance of Success under this declaration: 62.5%)",
+        "Changes: Michal strikes line 1; Michal +1 Morale.",
+    ]
+    assert [True] * len(steps) == [step in out for step in steps]
+
+
+def test_systems_and_help_list_trikus_with_its_verbs(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`referee systems` names trikus and its verbs; [[help]] in the demo lists them."""
+    main(["systems"])
+    listing = capsys.readouterr().out
+    out, _ = _batch(demo, capsys)
+    help_reply = out.split("## Reply to")[1]
+    verbs = [verb.name for verb in SYSTEM.verbs]
+    assert ["trikus 1:", "seed 001"] == [p for p in ["trikus 1:", "seed 001"] if p in listing]
+    assert verbs == [v for v in verbs if f"[[{SYSTEM.verbs[verbs.index(v)].example}]]" in listing]
+    assert verbs == [v for v in verbs if f"| {v} " in help_reply]
+
+
+def test_the_roster_and_characters_show_lines_and_tokens(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The wiki roster and `referee characters` show tiers, lines, Morale and tokens."""
+    main(["--campaign", str(demo), "characters"])
+    rows = capsys.readouterr().out.splitlines()
+    with Campaign.open(demo, need_secret=False) as campaign:
+        view = roster_view(campaign.system, campaign.config.name, campaign.store)
+        page = RosterRenderer(system=campaign.system).render(view)
+    assert "| Kara | u&#47;kara\\_plays | advanced | 2, 1 | 1 | 0 | 0 (0 used) | active |" in page
+    michal = next(row for row in rows if row.startswith("Michal"))
+    assert ("master" in michal, " 3 " in michal) == (True, True)

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from referee.notation_advice import USAGE
 from referee.notation_odds import Odds, chance_at_least, distribution, odds
-from referee.notation_parse import parse_expression
+from referee.notation_parse import dice_hint, parse_expression
 from referee.notation_roll import RolledExpression, roll_expression
 from referee.notation_tree import (
     COMPARISONS,
@@ -68,6 +68,8 @@ from referee.notation_tree import (
     Unary,
 )
 
+_ADVANTAGE_WORDS = frozenset(("adv", "dis", "advantage", "disadvantage"))
+
 
 def looks_like_expression(text: str) -> bool:
     """Whether ``text`` starts like dice notation rather than a name.
@@ -78,12 +80,15 @@ def looks_like_expression(text: str) -> bool:
 
     >>> looks_like_expression("d20"), looks_like_expression("(1+3)*6")
     (True, True)
-    >>> looks_like_expression("Dax agility")
-    False
+    >>> looks_like_expression("Dax agility"), looks_like_expression("adv 1d20+5")
+    (False, True)
     """
     stripped = text.lstrip()
     if not stripped:
         return False
+    words = stripped.split(None, 1)
+    if len(words) == 2 and words[0].lower() in _ADVANTAGE_WORDS:
+        return looks_like_expression(words[1])  # "adv 1d20": answered as notation
     first = stripped[0]
     if first.isdigit() or first in "(+-−.":
         return True
@@ -106,6 +111,7 @@ __all__ = [
     "Selector",
     "Unary",
     "chance_at_least",
+    "dice_hint",
     "distribution",
     "looks_like_expression",
     "odds",

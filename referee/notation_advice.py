@@ -61,6 +61,8 @@ _SPELLINGS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], 
     (re.compile(r"(?<=\S)\s*[x×]\s*(?=[\d(d])", re.I), "*"),
     (re.compile(r"(?<=[\w)\]])(adv|dis)(antage)?\b", re.I), r" \1"),
     (re.compile(r"^\s*(adv|dis)(?:antage)?\s+(.+)$", re.I), r"\2 \1"),
+    (re.compile(r"^(.*?)\s+(adv|dis)(?:antage)?\s*([-+*/].*)$", re.I), r"\1\3 \2"),
+    (re.compile(r"\bd\s+(\d)", re.I), r"d\1"),
     (re.compile(r"÷"), "/"),
 )
 # Another roller's notation after a space, which d20 would silently take for a comment

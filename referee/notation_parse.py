@@ -14,6 +14,7 @@ read is answered with the part, the reason and the nearest valid form
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from collections.abc import Callable
 
@@ -412,6 +413,21 @@ def _advantage(root: Node, cat: str, parser: _Parser) -> Node:
     return rewrite(root, False)
 
 
+def dice_hint(text: str, limits: Limits = DEFAULT_LIMITS) -> str | None:
+    """The nearest dice notation to ``text`` that is not notation as written, if it
+    holds dice at all: ``d 20`` -> ``1d20``, ``Kara 1d20 adv`` -> ``2d20kh1``.
+
+    >>> dice_hint("d 20"), dice_hint("Kara agility")
+    ('1d20', None)
+    """
+    if _HOLDS_DICE.search(text) is None:
+        return None
+    return nearest_form(text, 0, functools.partial(_reads, limits))
+
+
+_HOLDS_DICE = re.compile(r"(?<![a-z])\d*d\s?(\d+|%)", re.I)
+
+
 def _reads(limits: Limits, text: str) -> str | None:
     """``text`` as it will be rolled (with its label), or None when it cannot be read."""
     try:
@@ -419,6 +435,8 @@ def _reads(limits: Limits, text: str) -> str | None:
     except TagError:
         return None
     written = expression.text
+    if expression.label and (expression.label[0].isdigit() or expression.label[0] in "+-*/%"):
+        return None  # a repair that leaves part of the roll as a label misleads
     if expression.repeat > 1:
         written = f"{expression.repeat}x {written}"
     return f"{written} {expression.label}".strip()

@@ -21,7 +21,7 @@ from . import notation, tracker_verbs
 from .campaign import character_key, store_entry
 from .changes import ChangeSet, Table
 from .dice import DiceSource
-from .errors import Forbidden, RuleViolation, UnknownName, UserError
+from .errors import Forbidden, RuleViolation, TagError, UnknownName, UserError
 from .forum import Post
 from .limits import DEFAULT_LIMITS, Limits
 from .names import NameIndex
@@ -544,7 +544,14 @@ def _joined_roll(system_roll: Verb) -> Verb:
     def parse(rest: str, context: ParseContext) -> Any:
         if notation.looks_like_expression(rest) and not claims(rest):
             return RollDice(notation.parse_expression(rest, context.limits))
-        return system_roll.parse(rest, context)
+        try:
+            return system_roll.parse(rest, context)
+        except TagError as error:
+            hint = notation.dice_hint(rest, context.limits)  # "roll d 20": dice after all
+            if hint is None:
+                raise
+            message = f"{error.message} For dice, write [[roll {hint}]]."
+            raise TagError(message, error.usage) from None
 
     def resolve(request: Any, context: Context, dice: DiceSource) -> Resolution:
         if isinstance(request, RollDice):

@@ -492,8 +492,8 @@ def parse_tag(text: str, verbs: Mapping[str, Verb], context: ParseContext = DEFA
     >>> parse_tag("rol 2d6", verbs_for(None))
     Traceback (most recent call last):
     ...
-    referee.errors.TagError: 'rol' is not a roll verb. Verbs: roll, apply, approve, reject, \
-revise, end, help. Did you mean roll?
+    referee.errors.TagError: 'rol' is not a roll verb. Verbs: roll, init, next, apply, approve, \
+reject, revise, end, help. Did you mean roll?
     """
     return read_tag(text, context, verbs)[1]
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from referee.errors import TagError
@@ -15,6 +18,8 @@ from referee.notation import (
     looks_like_expression,
     parse_expression,
 )
+from referee.resolve import verbs_for
+from referee.tags import RollDice, parse_tag
 
 # (written, normalised text, label, sets)
 PARSED = [
@@ -197,3 +202,29 @@ def test_a_label_that_cannot_be_shown_is_refused() -> None:
     for text in ("1d6 \udcff", "1d6 \ufffd", "1d6 bell\x07"):
         with pytest.raises(TagError):
             parse_expression(text)
+
+
+def _readme_notation_rows() -> list[str]:
+    """The rows of the README's dice notation table."""
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("**Dice notation**") : text.index("**Attack options**")]
+    return [line for line in section.splitlines() if line.startswith("| ")]
+
+
+def test_every_example_in_the_readmes_notation_table_rolls() -> None:
+    """Each [[...]] in the README's notation table is read as dice by the core's verbs."""
+    examples = [
+        tag for row in _readme_notation_rows() for tag in re.findall(r"`\[\[(.+?)\]\]`", row)
+    ]
+    requests = [parse_tag(example, verbs_for(None)) for example in examples]
+    assert (True, len(examples)) == (len(examples) >= 20, len(requests))
+    assert all(isinstance(request, RollDice) for request in requests)
+
+
+def test_the_readmes_notation_table_names_every_operation() -> None:
+    """Every operation the parser reads has a row of the README's notation table."""
+    table = "\n".join(_readme_notation_rows())
+    operations = ("kS", "pS", "khN", "klN", "dhN", "dlN", "rrS", "rS", "roS", "raS", "eS")
+    operations += ("!S", "miN", "maN", "tS", "fS", "adv", "dis", "Nx", "# words", "d%")
+    operations += ("//", "%", "==", "!=", "<=", ">=", "[note]", "(a, b, c)", "(x)", "N.N")
+    assert [] == [operation for operation in operations if operation not in table]

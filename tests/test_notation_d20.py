@@ -22,6 +22,7 @@ from referee.notation_odds import distribution
 from referee.resolve import verbs_for
 from referee.systems import load_system
 from referee.tags import find_tags, parse_tag
+from referee.testing.notation import d20_expressions
 
 # Every expression d20's own tests and README roll, as we read them there (its d%, a
 # tens die, left out): the forms a player arriving from Avrae will type first.
@@ -375,56 +376,8 @@ def test_a_tag_d20_refuses_is_answered_as_notation(text: str) -> None:
         assert parse_expression(text) == request.expression
 
 
-# A strategy for d20's grammar, written from its rules, to look for any difference.
-_integer = st.integers(0, 12).map(str)
-_selector = st.tuples(st.sampled_from(["", "h", "l", "<", ">"]), st.integers(0, 7)).map(
-    lambda pair: f"{pair[0]}{pair[1]}"
-)
-_dice_op = st.tuples(st.sampled_from(["k", "p", "rr", "ro", "ra", "e", "mi", "ma"]), _selector)
-_set_op = st.tuples(st.sampled_from(["k", "p"]), _selector)
-
-
-def _op_text(pair: tuple[str, str]) -> str:
-    op, selector = pair
-    if op in ("mi", "ma"):
-        return op + selector.lstrip("hl<>")
-    return op + selector
-
-
-_dice = st.tuples(
-    st.integers(0, 4), st.sampled_from([1, 2, 4, 6, 20]), st.lists(_dice_op, max_size=2)
-).map(lambda t: f"{t[0]}d{t[1]}" + "".join(_op_text(op) for op in t[2]))
-_annotation = st.sampled_from(["", "", " [fire]"])
-
-
-def _extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    binary = st.tuples(
-        inner, st.sampled_from(["+", "-", "*", "//", "%", "/", "==", "<", ">="]), inner
-    )
-    group = st.tuples(st.lists(inner, max_size=3), st.lists(_set_op, max_size=2))
-    return (
-        binary.map(lambda t: f"{t[0]} {t[1]} {t[2]}")
-        | st.tuples(st.sampled_from(["-", "+"]), inner).map("".join)
-        | group.map(
-            lambda t: (
-                "("
-                + ", ".join(t[0])
-                + ("," if len(t[0]) == 1 else "")
-                + ")"
-                + "".join(_op_text(op) for op in t[1])
-            )
-        )
-        | inner.map(lambda text: f"({text})")
-    )
-
-
-_expression = st.recursive(
-    st.tuples(_dice | _integer, _annotation).map("".join), _extend, max_leaves=6
-)
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=_expression, seed=st.integers(0, 2**16))
+@given(text=d20_expressions(), seed=st.integers(0, 2**16))
 def test_any_d20_expression_rolls_the_same_here(text: str, seed: int) -> None:
     """Any expression of d20's grammar parses here and, on the same dice, totals the same."""
     d20.parse(text)  # the strategy only writes what d20 reads

@@ -7,14 +7,16 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.dice import FixedDice, SeededDice
 from referee.errors import UserError
+from referee.limits import Limits
 from referee.notation import parse_expression, roll_expression
 from referee.notation_markdown import markdown
 from referee.notation_odds import TOO_MANY, chance_at_least, distribution, odds
+from referee.testing.notation import notation_text
 from referee.testing.odds import chi_square_p
 
 # Expressions whose dice count is fixed, so every sequence of faces can be listed.
@@ -136,18 +138,38 @@ def test_odds_give_up_past_the_budget(text: str) -> None:
     assert TOO_MANY == odds(parse_expression(text), 2).reason
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    st.text(alphabet="0123456789d%()+-*/<>=!,.khlprotfeimax [] #", max_size=30)
-    | st.text(max_size=30)
-)
-def test_any_text_rolls_within_limits_or_gets_a_message(text: str) -> None:
-    """Whatever the text, it parses and rolls (shown, with odds) or yields a plain message."""
+class _Counted:
+    """A seeded source that counts its draws."""
+
+    def __init__(self, seed: str) -> None:
+        self.dice = SeededDice(seed)
+        self.drawn = 0
+
+    def roll(self, sides: int) -> int:
+        self.drawn += 1
+        return self.dice.roll(sides)
+
+
+TIGHT = Limits(max_dice=20, max_sides=20, max_rolls=50, max_total=10**6, max_expression_terms=8)
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=notation_text(), tight=st.booleans())
+def test_any_text_rolls_within_limits_or_gets_a_message(text: str, tight: bool) -> None:
+    """Whatever the text, it parses and rolls within the limits (dice drawn, totals, a
+    verdict under 10,000 characters, odds or "not computed") or yields a plain message."""
+    limits = TIGHT if tight else Limits()
+    dice = _Counted(ascii(text))
     try:
-        expression = parse_expression(text)
-        rolled = roll_expression(expression, SeededDice(text), rate=odds)
+        expression = parse_expression(text, limits)
+        rolled = roll_expression(expression, dice, limits, rate=odds)
     except UserError as error:
-        assert error.message
+        assert (True, True) == (bool(error.message), "Traceback" not in error.message)
         return
-    assert all(abs(total) <= 10**15 for total in rolled.totals)
-    assert all(len(markdown(s)) < 10_000 for s in rolled.sets)
+    most = limits.max_total
+    assert (True, True, True) == (
+        dice.drawn <= limits.max_rolls * expression.repeat,
+        all(-most <= total <= most for total in rolled.totals),
+        all(len(markdown(s)) < 10_000 for s in rolled.sets),
+    )
+    assert all(isinstance(o.chance, Fraction) or o.reason == TOO_MANY for o in rolled.odds)

@@ -13,6 +13,8 @@ from referee.notation_markdown import markdown
 # (written, dice drawn in order, each set's total, each set as the verdict shows it)
 WORKED = [
     ("2d6+3", [3, 5], (11,), ["2d6 (3, 5) + 3"]),
+    ("-2d6", [4, 5], (-9,), ["-2d6 (4, 5)"]),
+    ("10 - 2d6", [4, 5], (1,), ["10 - 2d6 (4, 5)"]),
     ("4d6kh3", [6, 1, 4, 5], (15,), ["4d6kh3 (6, ~~1~~, 4, 5)"]),
     ("3d6!", [6, 2, 3, 6, 1], (18,), ["3d6e6 (6!, 2, 3, 6!, 1)"]),
     ("3d6!>5", [5, 6, 1, 2], (14,), ["3d6e&gt;5 (5, 6!, 1, 2)"]),
@@ -57,6 +59,19 @@ def test_worked_examples(
     """With fixed dice each form rolls d20's total and shows every die as a player reads it."""
     rolled = roll_expression(parse_expression(text), FixedDice(dice))
     assert (totals, shown) == (rolled.totals, [markdown(s) for s in rolled.sets])
+
+
+def test_a_long_roll_of_many_groups_stays_short() -> None:
+    """100 groups of dice list 200 dice in all and count the rest, far under 10,000
+    characters; a die rerolled 30 times shows three of its faces and a count."""
+    text = "+".join(["1d6rr<6"] + ["10d6"] * 99)
+    rolled = roll_expression(parse_expression(text), FixedDice([1] * 30 + [6] * 1000))
+    shown = markdown(rolled.sets[0])
+    assert (True, True, True) == (
+        len(shown) < 5000,
+        "~~1~~→~~1~~→… 27 more→~~1~~→6" in shown,
+        shown.endswith("10d6 (10 dice)"),
+    )
 
 
 def test_a_long_roll_lists_forty_dice_and_counts_the_rest() -> None:

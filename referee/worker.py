@@ -81,7 +81,7 @@ from .errors import ConfigError
 from .forum import Post, reading_order
 from .pipeline import Outcome, Referee
 from .reddit import LISTING_REACH, Failure, Forum, ForumError
-from .roster import RosterRenderer, digest, fights, roster_view
+from .roster import RosterRenderer, digest, fights, roster_page
 from .schedule import REDDIT_PER_MINUTE, Budget, Cadence, Pace
 from .store import Store
 from .tags import find_tags
@@ -676,6 +676,7 @@ class Worker:
         )
         outcome = self.referee.referee(post)
         report.new_posts += not outcome.replayed  # a thread read again holds the known ones
+        self._amend(outcome.amended)
         if not outcome.has_reply:
             return
         record = self.posts.get(post.fullname)
@@ -730,6 +731,7 @@ class Worker:
         log.info("event=message post=%s author=%s gm=%s", message.fullname, message.author, gm)
         if gm:
             outcome = self.referee.referee(message, private=True)
+            self._amend(outcome.amended)
             report.tags += outcome.tags
             report.refusals += outcome.problems
             report.errors += int(outcome.failed)
@@ -791,6 +793,17 @@ class Worker:
         delivery["edit_pending"] = True
         self._set(post.fullname, record, delivery)
         log.info("event=edit_seen post=%s note=added", post.fullname)
+
+    def _amend(self, fullnames: Iterable[str]) -> None:
+        """Edit the delivered replies a post changed (a GM's [[void]]) at the next step."""
+        for fullname in fullnames:
+            record = self.posts.get(fullname)
+            delivery = (record or {}).get("delivery")
+            if record is None or not delivery:
+                continue  # never sent by the bot (a batch's), or not yet: it goes out as it is
+            if delivery.get("state") == Delivery.DELIVERED.value:
+                self._set(fullname, record, {**delivery, "edit_pending": True})
+                log.info("event=reply_amended post=%s", fullname)
 
     # -- delivery ------------------------------------------------------------------
 
@@ -1052,8 +1065,15 @@ class Worker:
         campaign = self.referee.campaign
         if self._roster_renderer is None:
             self._roster_renderer = RosterRenderer(campaign.config.templates_dir, campaign.system)
-        view = roster_view(campaign.system, campaign.config.name, self.store)
-        return self._roster_renderer.render(view, fights(self.store))
+        page = roster_page(
+            campaign.system,
+            campaign.config.name,
+            self.store.table,
+            gm=False,
+            npc_stats=campaign.config.npc_stats,
+            rules=campaign.rules,
+        )
+        return self._roster_renderer.render(page, fights(self.store))
 
 
 # -- failed posts ----------------------------------------------------------------------

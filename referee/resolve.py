@@ -89,6 +89,7 @@ class Roster:
         self._index = NameIndex(self._table.keys())
         self._names: frozenset[str] | None = None  # made when first asked, kept until a change
         self._everything: NameIndex | None = None  # characters and crafts, at the first typo
+        self._starts: tuple[frozenset[str], frozenset[str]] | None = None  # see name_starts
         self._hidden = (
             hidden_keys(self._visibility) if self._visibility is not None else frozenset()
         )
@@ -109,10 +110,21 @@ class Roster:
         return self.sees_hidden or key not in self._hidden
 
     @property
+    def name_starts(self) -> frozenset[str]:
+        """The first words of every character's name (which words may start a name)."""
+        names = self.known_names
+        if self._starts is None or self._starts[0] is not names:
+            self._starts = (names, frozenset(name.split(" ", 1)[0] for name in names))
+        return self._starts[1]
+
+    @property
     def known_names(self) -> frozenset[str]:
-        """Every character's name, casefolded (for splitting names out of tags)."""
+        """Every character's name a tag of this post may hold, casefolded (for splitting
+        names out of tags): a player's leaves out the characters known to the GMs only."""
         if self._names is None:
             self._names = frozenset(self._table.keys())
+        if self._hidden and not self.finds_hidden:
+            return self._names - self._hidden
         return self._names
 
     def __contains__(self, name: str) -> bool:
@@ -269,6 +281,14 @@ class Context:
     def table(self, name: str) -> Table:
         """The store table ``name``, its writes tracked in the tag's change set."""
         return self.changes.table(name)
+
+    @property
+    def name_starts(self) -> frozenset[str]:
+        """The first words of every character's name (which words may start a name)."""
+        names = self.known_names
+        if self._starts is None or self._starts[0] is not names:
+            self._starts = (names, frozenset(name.split(" ", 1)[0] for name in names))
+        return self._starts[1]
 
     @property
     def known_names(self) -> frozenset[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import ConfigError
@@ -60,10 +60,20 @@ def run_batch(
     thread: Thread,
     progress: Callable[[Iterable], Iterable] = lambda items: items,
 ) -> BatchResult:
-    """Referee every post of a thread and flush the store once at the end."""
-    outcomes = tuple(referee.referee(post) for post in progress(thread.posts))
+    """Referee every post of a thread and flush the store once at the end.
+
+    A reply a later post changed (a GM's ``[[void]]``) is given as it stands at the end,
+    as the live bot would have edited it.
+    """
+    outcomes = [referee.referee(post) for post in progress(thread.posts)]
+    amended = {name for outcome in outcomes for name in outcome.amended}
+    if amended:
+        for number, outcome in enumerate(outcomes):
+            if outcome.post.fullname in amended:
+                record = referee.posts.get(outcome.post.fullname) or {}
+                outcomes[number] = replace(outcome, text=str(record.get("reply", outcome.text)))
     referee.campaign.store.flush()
-    return BatchResult(thread, outcomes)
+    return BatchResult(thread, tuple(outcomes))
 
 
 def batch_markdown(result: BatchResult) -> str:

@@ -54,6 +54,7 @@ class RedditConfig:
     moderators_refresh_hours: float = 6.0  # re-read each subreddit's moderators (the GMs)
     inbox_every: int = 3  # read the inbox (secret rolls) every Nth poll interval; 0: never
     edits_every: int = 5  # re-read recent refereed posts for edits every Nth; 0: never
+    gm_wiki_page: str = ""  # the GMs' full roster (moderators only); empty means never
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class Config:
     rulings: Mapping[str, Any] = field(default_factory=dict)
     gms: tuple[str, ...] = ()
     reddit: RedditConfig = RedditConfig()
+    npc_stats: str = "shown"  # [roster] npc_stats: whether players see the stats of NPCs
     next_by: str = "turn"  # [initiative] next_by: who besides a GM may write [[next]]
 
     @property
@@ -119,6 +121,7 @@ _SECTIONS: dict[str, set[str]] = {
     "campaign": {"name", "system", "data_dir", "templates_dir", "races", "scale", "gms"},
     "secret": {"env", "file", "create_if_missing", "sha256"},
     "rulings": set(),  # checked by the rules module itself
+    "roster": {"npc_stats"},
     "initiative": {"next_by"},
     "reddit": {
         "site",
@@ -136,8 +139,11 @@ _SECTIONS: dict[str, set[str]] = {
         "moderators_refresh_hours",
         "inbox_every",
         "edits_every",
+        "gm_wiki_page",
     },
 }
+
+NPC_STATS = ("shown", "hidden")
 
 
 def _strings(value: Any, key: str, problems: list[str]) -> tuple[str, ...]:
@@ -203,7 +209,21 @@ def load_config(path: Path) -> Config:
         moderators_refresh_hours=float(reddit.get("moderators_refresh_hours", 6.0)),
         inbox_every=int(reddit.get("inbox_every", 3)),
         edits_every=int(reddit.get("edits_every", 5)),
+        gm_wiki_page=str(reddit.get("gm_wiki_page", "")),
     )
+    if reddit_config.gm_wiki_page and reddit_config.gm_wiki_page == reddit_config.wiki_page:
+        problems.append(
+            "reddit.gm_wiki_page must differ from reddit.wiki_page: the GMs' page holds what "
+            'players must not see. Try gm_wiki_page = "roster/gm".'
+        )
+    roster = document.get("roster", {})
+    npc_stats = roster.get("npc_stats", "shown") if isinstance(roster, dict) else "shown"
+    if npc_stats not in NPC_STATS:
+        problems.append(
+            f'roster.npc_stats must be "shown" or "hidden", not {npc_stats!r}: whether '
+            "players see the stats of the GM's characters (their names and state are shown "
+            "either way)."
+        )
     if reddit_config.moderators_refresh_hours <= 0:
         problems.append(
             "reddit.moderators_refresh_hours must be more than 0; 6 re-reads the moderators "
@@ -266,6 +286,7 @@ def load_config(path: Path) -> Config:
         rulings=dict(rulings),
         gms=gms,
         reddit=reddit_config,
+        npc_stats=str(npc_stats),
         next_by=next_by,
     )
 
@@ -337,13 +358,20 @@ def character_key(name: str) -> str:
 def store_entry(
     name: str, owner: str | None, approved: bool, sheet: dict[str, Any]
 ) -> dict[str, Any]:
-    """A character or craft as the store keeps it: the campaign's facts beside the sheet."""
-    return {
+    """A character or craft as the store keeps it: the campaign's facts beside the sheet.
+
+    A GM's character also keeps the sheet it entered play with, which ``[[revive]]``
+    puts back (:mod:`referee.corrections`).
+    """
+    entry = {
         "name": name,
         "owner": owner,  # the Reddit user who plays it; None for the GM's
         "approved": approved,  # only approved characters and crafts may act
         "sheet": sheet,
     }
+    if owner is None:
+        entry["initial_sheet"] = sheet
+    return entry
 
 
 def seed_table(

@@ -55,6 +55,28 @@ class ChangeSet:
         """Keep every write since the last commit."""
         self._undo.clear()
 
+    def written(self) -> list[tuple[str, str, dict[str, Any] | None, dict[str, Any] | None]]:
+        """Every record written since the last commit: ``(table, key, before, after)``.
+
+        One entry per record, in the order first written; ``before`` is the record when
+        the tag began (None: the tag created it), ``after`` is it now (None: deleted).
+        What a later ``[[void]]`` needs to undo the tag (see :mod:`referee.corrections`).
+
+        >>> from referee.store import KeyedTable
+        >>> changes = ChangeSet({"characters": KeyedTable("characters", {}, None)})
+        >>> changes.table("characters").put("kara", {"wounds": 1})
+        >>> changes.written()
+        [('characters', 'kara', None, {'wounds': 1})]
+        """
+        first: dict[tuple[str, str], tuple[Table, dict[str, Any] | None]] = {}
+        for table, key, before in self._undo:
+            first.setdefault((str(getattr(table, "name", "")), key), (table, before))
+        return [
+            (name, key, before, table.get(key))
+            for (name, key), (table, before) in first.items()
+            if before != table.get(key)
+        ]
+
     def rollback(self) -> None:
         """Put back every record written since the last commit, newest first."""
         undo, self._undo = self._undo, []

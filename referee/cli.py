@@ -1,4 +1,4 @@
-"""The ``referee`` command: batch, roll, characters, systems, verify, run, approve, import.
+"""The ``referee`` command: batch, roll, characters, systems, verify, history, run, approve...
 
 Exit codes: 0 all is well, 1 the input had tag errors (or the ledger failed
 verification), 2 usage or configuration errors. Every message says how to fix it.
@@ -107,6 +107,16 @@ def _parser() -> argparse.ArgumentParser:
         "--retry", metavar="POST", help="referee this failed post again, after a fix (t1_abc)"
     )
 
+    history = commands.add_parser(
+        "history", help="list recorded rolls from the ledger, streamed (all, or filtered)"
+    )
+    history.add_argument("name", nargs="?", help="only the rolls of this character")
+    history.add_argument("--post", metavar="ID", help="only the rolls of this post (t1_abc or abc)")
+    history.add_argument(
+        "--deleted", action="store_true", help="only the posts deleted or removed after rolling"
+    )
+    commands.add_parser("applications", help="list the applications awaiting a GM's decision")
+
     run = commands.add_parser("run", help="watch Reddit and reply to roll tags (the live bot)")
     run.add_argument("--once", action="store_true", help="read every source once and exit (cron)")
     return parser
@@ -211,7 +221,7 @@ def _try_tag(campaign: Campaign, args: argparse.Namespace) -> int:
     text = safe_text(args.tag).strip()  # argv may carry undecodable bytes as surrogates
     # Whoever runs the referee from a shell holds the campaign's files: they act as its GM.
     post = Post("t1_shell", "t3_shell", SHELL_GM, text, 0.0)
-    context = Session(campaign, [SHELL_GM]).context(post)
+    context = Session(campaign, [SHELL_GM]).context(post, private=True)  # the GM's terminal
     parse_context = ParseContext(context.known_names)
     if "[[" in text or "]]" in text:  # a post's text: every tag in it, in order, as a post
         scan = find_tags(text)
@@ -304,11 +314,73 @@ def cmd_verify(args: argparse.Namespace) -> int:
     what = (
         f"{report.dice_checked} rows' dice re-derived" if secret else "dice not checked (no secret)"
     )
+    private = f" ({report.private} of them private)" if report.private else ""
     print(
-        f"{report.rows} ledger rows: chain checked, {what}; "
+        f"{report.rows} ledger rows{private}: chain checked, {what}; "
         f"{'all consistent' if report.ok else f'{len(report.mismatches)} mismatch(es)'}."
     )
     return EXIT_OK if report.ok and not damage else EXIT_TAG_ERRORS
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from .records import GONE_KINDS, ledger_history, result_words
+
+    with Campaign.open(args.campaign, need_secret=False) as campaign:
+        ledger = campaign.store.ledger
+        voids = {str(key): value for key, value in campaign.store.table("voids").items()}
+        shown = 0
+        for row in ledger_history(ledger, args.name, args.post, gone_only=args.deleted):
+            shown += 1
+            outcome = row.get("outcome") or {}
+            post = Post(str(row.get("post")), str(row.get("thread")), "", "", 0.0)
+            marks = "".join(
+                (
+                    " [private]" if outcome.get("private") else "",
+                    f" [VOID: {voids[row['roll_id']]['reason']}]"
+                    if row["roll_id"] in voids
+                    else "",
+                )
+            )
+            if row.get("kind") in GONE_KINDS:
+                what = f"{row.get('kind')}: {outcome.get('note', '')}"
+            else:
+                what = f"{row.get('tag')} -> {result_words(outcome)}"
+            print(f"{row['roll_id']}  {row.get('recorded', '')}  u/{row.get('author')}{marks}")
+            print(f"    {what}")
+            print(f"    {post_link(post)}")
+    wanted = " ".join(
+        part
+        for part in (
+            f"of {args.name}" if args.name else "",
+            f"in {args.post}" if args.post else "",
+        )
+        if part
+    )
+    kind = "deleted or removed posts" if args.deleted else "rolls"
+    print(f"{shown} {kind}{' ' + wanted if wanted else ''} in the ledger.")
+    return EXIT_OK
+
+
+def cmd_applications(args: argparse.Namespace) -> int:
+    from .lookup import pending_applications
+
+    with Campaign.open(args.campaign, need_secret=False) as campaign:
+        found = pending_applications(
+            campaign.store.table("applications"), campaign.store.table("posts")
+        )
+    for application in found:
+        problems = f", {application.problems} problem(s)" if application.problems else ""
+        print(
+            f"{application.name}  by u/{application.owner}  version {application.version}: "
+            f"{application.status}{problems}"
+        )
+        if application.link:
+            print(f"    {application.link}")
+    print(
+        f"{len(found)} application(s) awaiting a decision."
+        + (" `referee approve NAME` approves one." if found else "")
+    )
+    return EXIT_OK
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -431,6 +503,8 @@ COMMANDS = {
     "approve": cmd_approve,
     "import": cmd_import,
     "failures": cmd_failures,
+    "history": cmd_history,
+    "applications": cmd_applications,
 }
 
 if __name__ == "__main__":  # pragma: no cover

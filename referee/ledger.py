@@ -110,6 +110,7 @@ class Report:
     dice_checked: int  # rows whose dice were re-derived (0 without a secret)
     mismatches: tuple[Mismatch, ...]
     commitment_ok: bool | None  # None when no commitment was published
+    private: int = 0  # rows of secret rolls (left out of public views), checked like the rest
 
     @property
     def ok(self) -> bool:
@@ -133,9 +134,12 @@ def verify(
     """
     mismatches: list[Mismatch] = []
     previous = GENESIS
-    count = checked = 0
+    count = checked = private = 0
     for row in rows:
         count += 1
+        outcome = row.get("outcome")
+        if isinstance(outcome, Mapping) and outcome.get("private"):
+            private += 1
         rid = str(row.get("roll_id", f"row {count}"))
         if row.get("prev") != previous:
             mismatches.append(
@@ -153,4 +157,4 @@ def verify(
     commitment_ok = None
     if secret is not None and published_sha256:
         commitment_ok = commitment(secret) == published_sha256.strip().lower()
-    return Report(count, checked, tuple(mismatches), commitment_ok)
+    return Report(count, checked, tuple(mismatches), commitment_ok, private)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from . import visibility
 from .campaign import Campaign
 from .changes import ChangeSet
 from .dice import DiceSource, HmacDice, RecordingDice
@@ -25,6 +26,7 @@ from .failures import FAILURE_REPLY, FailureLog, body_digest, describe
 from .forum import Post, post_link
 from .ledger import make_row, roll_id
 from .limits import DEFAULT_LIMITS, Limits
+from .records import LOOKUP_KINDS, difference, names_in, roll_entry
 from .render import Renderer
 from .resolve import Context, Roster, resolve_request, verbs_for
 from .tags import ParseContext, Tag, find_tags, near_miss_problems, read_tag
@@ -55,6 +57,7 @@ class Outcome:
     edited: bool = False  # the post's tags changed after they were resolved
     note_added: bool = False  # this call added a note (edited, or failed) to the stored reply
     failed: bool = False  # the referee could not handle the post; see referee.failures
+    amended: tuple[str, ...] = ()  # other posts whose stored reply this post changed (a void)
 
     @property
     def has_reply(self) -> bool:
@@ -89,7 +92,12 @@ class Session:
         self.limits = limits
         self.changes = ChangeSet(campaign.store.table)
         named = (self.changes.table(name) for name in campaign.system.named_tables)
-        self.roster = Roster(self.changes.table("characters"), campaign.system.sheet, named)
+        self.roster = Roster(
+            self.changes.table("characters"),
+            campaign.system.sheet,
+            named,
+            self.changes.table(visibility.TABLE),
+        )
         self.changes.on_rollback(self.roster.forget)
         self.cache: dict[str, Any] = {}  # the system's per-run memo (parsed crafts...)
 
@@ -99,9 +107,9 @@ class Session:
         self.roster.forget()
         self.cache.clear()
 
-    def context(self, post: Post) -> Context:
-        """The context a post's tags resolve in."""
-        return Context(
+    def context(self, post: Post, private: bool = False) -> Context:
+        """The context a post's tags resolve in (``private``: a GM's private message)."""
+        context = Context(
             self.roster,
             self.changes,
             self.campaign.rules,
@@ -111,8 +119,14 @@ class Session:
             gms=self.gms,
             files=self.campaign.files,
             cache=self.cache,
+            private=private,
+            npc_stats=self.campaign.config.npc_stats,
+            campaign_name=self.campaign.config.name,
             next_by=self.campaign.config.next_by,
         )
+        self.roster.finds_hidden = context.by_gm
+        self.roster.sees_hidden = context.sees_hidden
+        return context
 
 
 class Referee:
@@ -191,10 +205,13 @@ class Referee:
         near = self._near_misses(post, scan.near)
         if not scan.tags and not scan.problem and not near:
             return Outcome(post, "", 0, 0, 0)
-        verdicts = self._resolve_all(post, scan.tags)
+        verdicts, names = self._resolve_all(post, scan.tags, private)
         notes = (*near, scan.problem) if scan.problem else near
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes))
-        new_rolls = self._record(post, verdicts, private)
+        new_rolls = self._record(post, verdicts, names, private)
+        kept = [(v, n) for v, n in zip(verdicts, names, strict=True) if not v.failed]
+        undo_log = _undo_log(verdicts)
+        undo = {"undo": undo_log} if undo_log else {}
         self.posts.put(
             post.fullname,
             {
@@ -203,8 +220,15 @@ class Referee:
                 "thread": post.thread,
                 "author": post.author,
                 "tags": [tag.text for tag in scan.tags],
+                "created": post.created,
                 "tags_sha256": _tags_digest(scan.tags),
                 "roll_ids": [v.roll_id for v in verdicts if not v.failed],
+                # Whom each roll concerned and what it gave: what [[history]] reads.
+                "rolls": [
+                    roll_entry(v.roll_id, v.kind, n, outcome_summary(v), v.result) for v, n in kept
+                ],
+                # What each tag wrote, field by field: what [[void]] takes back out.
+                **undo,
                 "problems": sum(v.failed for v in verdicts) + len(near),
                 "reply": text,
                 "edited_note": False,
@@ -223,7 +247,10 @@ class Referee:
             problems,
             new_rolls,
         )
-        return Outcome(post, text, len(verdicts), problems, new_rolls)
+        amended = tuple(
+            dict.fromkeys(key for v in verdicts for table, key, *_ in v.writes if table == "posts")
+        )
+        return Outcome(post, text, len(verdicts), problems, new_rolls, amended=amended)
 
     def _fail(
         self, post: Post, seen: dict[str, Any] | None, error: Exception, private: bool
@@ -276,15 +303,35 @@ class Referee:
         parse_context = ParseContext(context.known_names, self.limits)
         return near_miss_problems(near, parse_context, verbs_for(context.system))
 
-    def _resolve_all(self, post: Post, tags: tuple[Tag, ...]) -> tuple[Verdict, ...]:
-        context = self.session.context(post)
+    def _resolve_all(
+        self, post: Post, tags: tuple[Tag, ...], private: bool = False
+    ) -> tuple[tuple[Verdict, ...], tuple[list[str], ...]]:
+        """Each tag's verdict, and the names (keys) of the characters each concerned."""
+        context = self.session.context(post, private)
         parse_context = ParseContext(context.known_names, self.limits)
-        return tuple(self._resolve(post, tag, context, parse_context) for tag in tags)
+        verdicts = []
+        names = []
+        for tag in tags:
+            verdict = self._resolve(post, tag, context, parse_context)
+            verdicts.append(verdict)
+            names.append([] if verdict.failed else self._names(verdict, context))
+        return tuple(verdicts), tuple(names)
+
+    def _names(self, verdict: Verdict, context: Context) -> list[str]:
+        """The characters a verdict concerned: named in its tag, or changed by it."""
+        if verdict.kind in LOOKUP_KINDS:  # looked something up: no roll of anyone's
+            return []
+        roster = context.roster
+        found = names_in(verdict.tag.text, roster.known_names, roster.resolve_first)
+        for table, key, _, after in verdict.writes:
+            if table == "characters" and after is not None and key not in found:
+                found.append(key)
+        return found
 
     def _resubmit(self, post: Post, seen: dict[str, Any], tags: tuple[Tag, ...]) -> Outcome:
         """An edited application: its apply tags read the new sheet; nothing is re-rolled."""
         applies = tuple(tag for tag in tags if tag.text.split()[:1] == ["apply"])
-        verdicts = self._resolve_all(post, applies)
+        verdicts, _ = self._resolve_all(post, applies)
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts))
         self.posts.put(
             post.fullname,
@@ -348,13 +395,21 @@ class Referee:
         )
         return str(self.ledger.append(row)["roll_id"])
 
-    def _record(self, post: Post, verdicts: tuple[Verdict, ...], private: bool = False) -> int:
+    def _record(
+        self,
+        post: Post,
+        verdicts: tuple[Verdict, ...],
+        names: tuple[list[str], ...],
+        private: bool = False,
+    ) -> int:
         added = 0
         recorded = _iso(self.clock())  # one moment for the post's rolls
-        for verdict in verdicts:
+        for verdict, concerned in zip(verdicts, names, strict=True):
             if verdict.failed:
                 continue
             outcome = outcome_summary(verdict)
+            if concerned:
+                outcome["names"] = concerned
             if private:  # sealed into the row's hash: a mark that cannot be added later
                 outcome["private"] = True
             row = make_row(
@@ -400,6 +455,12 @@ def verdict_for(
             "internal error on post=%s tag=%d %r", context.post.fullname, tag.index, tag.text
         )
         return Verdict(tag, rid, "problem", problem=INTERNAL_PROBLEM)
+    written = context.changes.written()
+    if written:  # what a GM does in private stays known to the GMs (referee.visibility)
+        table = context.table(visibility.TABLE)
+        for key in visibility.after_private_tag(table, written, private=context.private):
+            context.roster.hide(key, True)
+        written = context.changes.written()
     context.changes.commit()
     return Verdict(
         tag,
@@ -409,8 +470,23 @@ def verdict_for(
         resolution.chance,
         resolution.changes,
         tuple(recorder.draws),
+        writes=tuple(written),
         tracker=resolution.tracker,
     )
+
+
+def _undo_log(verdicts: tuple[Verdict, ...]) -> dict[str, list[list[Any]]]:
+    """Each resolved tag's writes as field differences, by roll id (for [[void]])."""
+    log_: dict[str, list[list[Any]]] = {}
+    for verdict in verdicts:
+        entries = [
+            [table, key, difference(before, after)]
+            for table, key, before, after in verdict.writes
+            if table != "posts"  # a reply's text is the pipeline's, never undone
+        ]
+        if entries and not verdict.failed:
+            log_[verdict.roll_id] = entries
+    return log_
 
 
 def outcome_summary(verdict: Verdict) -> dict[str, Any]:
@@ -430,4 +506,7 @@ def outcome_summary(verdict: Verdict) -> dict[str, Any]:
         ledger = getattr(facts, "ledger", None)
         if callable(ledger):
             summary.update(ledger())
+    own = getattr(result, "ledger_facts", None)
+    if callable(own):  # a core verb's result says what its row keeps (a void: which roll)
+        summary.update(own())
     return summary

@@ -121,11 +121,21 @@ def make_environment(
 
     environment.filters["tree"] = markdown
     environment.filters["odds_note"] = _NoteMemo(odds_note)
+    environment.globals["honors_npc_stats"] = _reads(environment, "roster.md.j2", "npc_stats")
     for name, helper in (system.template_helpers() if system is not None else {}).items():
         # A callable is a filter (``{{ roll|roll }}``); a value is a global (``ladder``).
         target = environment.filters if callable(helper) else environment.globals
         target[name] = helper
     return environment
+
+
+def _reads(environment: jinja2.Environment, template: str, variable: str) -> bool:
+    """Whether ``template`` (as the loader finds it) mentions ``variable``."""
+    try:
+        source = environment.loader.get_source(environment, template)[0]  # type: ignore[union-attr]
+    except jinja2.TemplateNotFound:
+        return False
+    return variable in source
 
 
 class _NoteMemo:

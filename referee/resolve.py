@@ -46,6 +46,7 @@ from .tags import (
     parse_end,
     parse_help,
 )
+from .visibility import hidden_keys
 
 __all__ = ["Context", "Resolution", "Roster", "resolve_request", "verbs_for"]
 
@@ -57,14 +58,26 @@ class Roster:
     the system's :class:`~referee.system.SheetFormat` turns a sheet into its character.
     """
 
-    def __init__(self, table: Table, sheet: SheetFormat, named: Iterable[Table] = ()) -> None:
+    def __init__(
+        self,
+        table: Table,
+        sheet: SheetFormat,
+        named: Iterable[Table] = (),
+        visibility: Table | None = None,
+    ) -> None:
         self._table = table
         self._sheet = sheet
         self._named = tuple(named)  # the system's other named tables (crafts), for suggestions
+        self._visibility = visibility  # referee.visibility's table: who is hidden
         self._parsed: dict[str, Any] = {}
         # The visibility hook: a stored record -> whether a misspelt name may suggest it.
         # A roster that hides NPCs from players sets it for a player's post.
         self.suggestable: Callable[[dict[str, Any]], bool] = _always
+        # For the post being resolved (set by the session): whether a name may find a
+        # character known to the GMs only (a GM's post), and whether one may be
+        # suggested for a misspelt name (a GM's private message: nobody else reads it).
+        self.finds_hidden = True
+        self.sees_hidden = True
         self.forget()
 
     def forget(self) -> None:
@@ -76,6 +89,24 @@ class Roster:
         self._index = NameIndex(self._table.keys())
         self._names: frozenset[str] | None = None  # made when first asked, kept until a change
         self._everything: NameIndex | None = None  # characters and crafts, at the first typo
+        self._hidden = (
+            hidden_keys(self._visibility) if self._visibility is not None else frozenset()
+        )
+
+    @property
+    def hidden(self) -> frozenset[str]:
+        """The keys of the characters known to the GMs only (see referee.visibility)."""
+        return self._hidden
+
+    def hide(self, key: str, hidden: bool) -> None:
+        """Note that ``key`` is now hidden (or public): the visibility table changed."""
+        self._hidden = self._hidden | {key} if hidden else self._hidden - {key}
+
+    def _visible(self, key: str) -> bool:
+        return self.finds_hidden or key not in self._hidden
+
+    def _suggestable(self, key: str) -> bool:
+        return self.sees_hidden or key not in self._hidden
 
     @property
     def known_names(self) -> frozenset[str]:
@@ -113,9 +144,9 @@ class Roster:
     def key(self, name: str) -> str:
         """The store key ``name`` means; UnknownName (with close names) if none or several."""
         key = character_key(name)
-        if key in self._table:
+        if key in self._table and self._visible(key):
             return key
-        starting = self._index.starting(key)
+        starting = tuple(k for k in self._index.starting(key) if self._visible(k))
         if len(starting) == 1:
             return starting[0]
         if starting:
@@ -157,7 +188,7 @@ class Roster:
 
     def _may_suggest(self, key: str) -> bool:
         record = self._lookup(key)
-        return record is not None and self.suggestable(record)
+        return record is not None and self._suggestable(key) and self.suggestable(record)
 
     def _record(self, key: str) -> dict[str, Any]:
         record = self._records.get(key)
@@ -168,9 +199,14 @@ class Roster:
             self._records[key] = record
         return record
 
+    def resolve_first(self, key: str) -> str | None:
+        """The key ``key`` names exactly or by its first words alone, if visible; else None."""
+        found = self._index.resolve(key)
+        return found if found is not None and self._visible(found) else None
+
     def starting(self, key: str) -> tuple[str, ...]:
         """The character keys whose first words are ``key``'s (``kara`` -> ``kara venn``)."""
-        return self._index.starting(key)
+        return tuple(k for k in self._index.starting(key) if self._visible(k))
 
     def update(self, character: Any) -> None:
         """Keep a changed character, its owner and approval untouched."""
@@ -211,6 +247,9 @@ class Context:
     gms: frozenset[str] = frozenset()  # casefolded usernames: moderators and config's gms
     files: CampaignFiles | None = None  # the campaign's folders, for a system's own tables
     cache: dict[str, Any] = field(default_factory=dict)  # a system's per-run memo, by its name
+    private: bool = False  # a GM's private message: its answer is seen by its author alone
+    campaign_name: str = ""  # config.toml's [campaign] name
+    npc_stats: str = "shown"  # config.toml's [roster] npc_stats: "shown" or "hidden"
     next_by: str = "turn"  # config's [initiative] next_by: who may write [[next]] besides a GM
     roll_id: str = ""  # the id the verdict of the tag being resolved carries ("" outside a post)
 
@@ -218,6 +257,11 @@ class Context:
     def by_gm(self) -> bool:
         """Whether the post's author is one of the campaign's GMs."""
         return self.post.author.casefold() in self.gms
+
+    @property
+    def sees_hidden(self) -> bool:
+        """Whether this post's answer may show what only the GMs know: a GM, in private."""
+        return self.private and self.by_gm
 
     def table(self, name: str) -> Table:
         """The store table ``name``, its writes tracked in the tag's change set."""
@@ -629,6 +673,9 @@ def verbs_for(system: System | None) -> dict[str, Verb]:
     cached = _TABLES.get(id(system))
     if cached is not None:
         return cached[1]
+    from .corrections import CORRECTION_VERBS  # they resolve through this module's Context
+    from .lookup import LOOKUP_VERBS
+
     own = tuple(system.verbs) if system is not None else ()
     system_roll = next((verb for verb in own if verb.name == "roll"), None)
     roll = _joined_roll(system_roll) if system_roll is not None else _CORE_DICE
@@ -636,9 +683,11 @@ def verbs_for(system: System | None) -> dict[str, Verb]:
     init = _joined_init(system_init) if system_init is not None else _INIT_BY_HAND
     taken = {word for verb in own for word in (verb.name, *verb.aliases)}
     tracker = tuple(verb for verb in (init, _NEXT) if verb.name not in taken)
-    # The system's own verbs keep their places (its init joined with the tracker's).
+    # The system's own verbs keep their places (its init joined with the tracker's); a
+    # system's own verb of the same word as a core look-up or correction wins.
     joined = (init if verb.name == "init" else verb for verb in own if verb.name != "roll")
-    table = verb_table((roll, *joined, *tracker, *_CORE_FLOW))
+    records = tuple(verb for verb in (*LOOKUP_VERBS, *CORRECTION_VERBS) if verb.name not in taken)
+    table = verb_table((roll, *joined, *tracker, *_CORE_FLOW[:-1], *records, _CORE_FLOW[-1]))
     _TABLES[id(system)] = (system, table)
     return table
 

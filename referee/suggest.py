@@ -22,7 +22,7 @@ Nothing here knows a system's verbs by name except ``roll``, the core's own.
 '[[roll 2d6]]'
 >>> suggest_verb("hlep", "", verbs, ParseContext()).verb.name
 'help'
->>> suggest_verb("sheet", "Kara", verbs, ParseContext()) is None
+>>> suggest_verb("dossier", "Kara", verbs, ParseContext()) is None
 True
 """
 
@@ -101,7 +101,7 @@ def close_verb(word: str, verbs: Mapping[str, Verb], cutoff: float = SLIP_CUTOFF
     """The verb ``word`` is a slip of (``shot`` → shoot), by spelling alone; None if none.
 
     >>> from referee.resolve import verbs_for
-    >>> close_verb("hlp", verbs_for(None)).name, close_verb("sheet", verbs_for(None))
+    >>> close_verb("hlp", verbs_for(None)).name, close_verb("dossier", verbs_for(None))
     ('help', None)
     """
     close = difflib.get_close_matches(word.casefold(), list(verbs), n=1, cutoff=cutoff)

@@ -493,7 +493,8 @@ def parse_tag(text: str, verbs: Mapping[str, Verb], context: ParseContext = DEFA
     Traceback (most recent call last):
     ...
     referee.errors.TagError: 'rol' is not a roll verb. Verbs: roll, init, next, apply, approve, \
-reject, revise, end, help. Did you mean roll?
+reject, revise, end, sheet, history, pending, roster, void, revive, rename, remove, reveal, \
+help. Did you mean roll?
     """
     return read_tag(text, context, verbs)[1]
 

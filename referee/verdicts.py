@@ -46,6 +46,8 @@ class Verdict:
     draws: tuple[Draw, ...] = ()
     problem: str = ""  # for kind "problem": what is wrong, written for the player
     usage: str = ""  # for kind "problem": the right form of the verb
+    # Every store record the tag wrote, (table, key, before, after): what [[void]] undoes.
+    writes: tuple[tuple[str, str, Any, Any], ...] = ()
     tracker: Any = None  # what an initiative roll did to the thread's tracker (a turn note)
 
     @property

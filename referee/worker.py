@@ -81,7 +81,7 @@ from .errors import ConfigError
 from .forum import Post, reading_order
 from .pipeline import Outcome, Referee
 from .reddit import LISTING_REACH, Failure, Forum, ForumError
-from .roster import RosterRenderer, digest, roster_view
+from .roster import RosterRenderer, digest, roster_page
 from .schedule import REDDIT_PER_MINUTE, Budget, Cadence, Pace
 from .store import Store
 from .tags import find_tags
@@ -664,6 +664,7 @@ class Worker:
             post.edited is not None,
         )
         outcome = self.referee.referee(post)
+        self._amend(outcome.amended)
         if not outcome.has_reply:
             return
         record = self.posts.get(post.fullname)
@@ -714,7 +715,7 @@ class Worker:
         gm = message.author.casefold() in self.referee.gms
         log.info("event=message post=%s author=%s gm=%s", message.fullname, message.author, gm)
         if gm:
-            self.referee.referee(message, private=True)
+            self._amend(self.referee.referee(message, private=True).amended)
             record = self.posts.get(message.fullname)
         else:
             record = {
@@ -772,6 +773,17 @@ class Worker:
         delivery["edit_pending"] = True
         self._set(post.fullname, record, delivery)
         log.info("event=edit_seen post=%s note=added", post.fullname)
+
+    def _amend(self, fullnames: Iterable[str]) -> None:
+        """Edit the delivered replies a post changed (a GM's [[void]]) at the next step."""
+        for fullname in fullnames:
+            record = self.posts.get(fullname)
+            delivery = (record or {}).get("delivery")
+            if record is None or not delivery:
+                continue  # never sent by the bot (a batch's), or not yet: it goes out as it is
+            if delivery.get("state") == Delivery.DELIVERED.value:
+                self._set(fullname, record, {**delivery, "edit_pending": True})
+                log.info("event=reply_amended post=%s", fullname)
 
     # -- delivery ------------------------------------------------------------------
 
@@ -1020,8 +1032,15 @@ class Worker:
         campaign = self.referee.campaign
         if self._roster_renderer is None:
             self._roster_renderer = RosterRenderer(campaign.config.templates_dir, campaign.system)
-        view = roster_view(campaign.system, campaign.config.name, self.store)
-        return self._roster_renderer.render(view)
+        page = roster_page(
+            campaign.system,
+            campaign.config.name,
+            self.store.table,
+            gm=False,
+            npc_stats=campaign.config.npc_stats,
+            rules=campaign.rules,
+        )
+        return self._roster_renderer.render(page)
 
 
 # -- failed posts ----------------------------------------------------------------------

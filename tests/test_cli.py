@@ -358,6 +358,70 @@ def test_import_without_an_owner_takes_a_gm_npc_sheet_with_its_wound_track(demo,
     )
 
 
+def _secret_roll(demo) -> None:
+    """A GM's secret roll, recorded as the live bot records a private message."""
+    from referee.campaign import Campaign
+    from referee.forum import Post
+    from referee.pipeline import Referee
+
+    with Campaign.open(demo) as campaign:
+        message = Post("t4_secret", "t4_secret", "gm", "[[roll 1d20+3]]", 2.0)
+        Referee(campaign, gms=["gm"]).referee(message, private=True)
+
+
+def test_history_streams_a_characters_rolls_with_links_and_marks(demo, capsys):
+    """history Kara lists Kara's rolls with ids and links; --post narrows to one post."""
+    main(["batch", "demo/thread.json", "--out", "out.md"])
+    _secret_roll(demo)
+    capsys.readouterr()
+    assert 0 == main(["history", "Kara"])
+    out = capsys.readouterr().out
+    first_id = out.split()[0]
+    assert "https://www.reddit.com/comments/" in out and "rolls of Kara in the ledger." in out
+    assert 0 == main(["history", "--post", first_id.rpartition("-")[0]])
+    one_post = capsys.readouterr().out
+    assert first_id in one_post and one_post.count("\n    https://") <= out.count("\n    https://")
+    assert 0 == main(["history", "--post", "t4_secret"])
+    secret = capsys.readouterr().out
+    assert ("secret-1  ", "u/gm [private]") == (
+        "secret-1  " if "secret-1  " in secret else secret,
+        "u/gm [private]" if "u/gm [private]" in secret else secret,
+    )
+
+
+def test_history_deleted_lists_nothing_when_no_post_was_deleted(demo, capsys):
+    """history --deleted on a thread nobody deleted from says so."""
+    main(["batch", "demo/thread.json", "--out", "out.md"])
+    capsys.readouterr()
+    assert 0 == main(["history", "--deleted"])
+    assert "0 deleted or removed posts in the ledger." in capsys.readouterr().out
+
+
+def test_applications_lists_the_pending_applications_with_links(demo, capsys):
+    """applications shows each undecided application, its version and a link."""
+    from referee.campaign import Campaign
+    from referee.forum import Post
+    from referee.pipeline import Referee
+
+    with Campaign.open(demo) as campaign:
+        body = "[[apply]]\n\n```\n" + SHEET + "```\n"
+        Referee(campaign).referee(Post("t1_orla", "t3_apps", "orla_player", body, 1.0))
+    assert 0 == main(["applications"])
+    out = capsys.readouterr().out
+    assert "Orla Vex  by u/orla_player  version 1: awaiting approval" in out
+    assert "https://www.reddit.com/comments/apps/_/orla/" in out
+    assert "1 application(s) awaiting a decision." in out
+
+
+def test_verify_says_how_many_private_rows_it_checked(demo, capsys):
+    """A secret roll's row is re-derived like the rest, and counted as private."""
+    main(["batch", "demo/thread.json", "--out", "out.md"])
+    _secret_roll(demo)
+    capsys.readouterr()
+    assert 0 == main(["verify"])
+    assert "(1 of them private)" in capsys.readouterr().out
+
+
 def test_batch_answers_a_tag_short_of_a_bracket(demo, capsys):
     """A batch replies to [[roll 2d6] with the right form and exits 1 for the problem."""
     thread = _saved_thread(demo / "bracket.json", ["Kara tries the lock: [[roll 2d6]"])

@@ -54,9 +54,10 @@ def test_a_name_first_tag_is_answered_with_the_roll_it_reads_as(referee) -> None
 
 
 def test_a_verb_the_rest_does_not_fit_is_never_suggested(referee) -> None:
-    """[[sheet Kara]] gets neither shoot nor stat nor heal: none of them reads "Kara"."""
-    text = _reply(referee, "[[sheet Kara]]")
+    """[[shet Kara]] gets neither shoot nor stat nor heal (none reads "Kara"), but sheet."""
+    text = _reply(referee, "[[shet Kara]]")
     assert [] == [verb for verb in ("shoot", "stat", "heal") if f"Did you mean {verb}" in text]
+    assert "[[sheet Kara]]" in text
 
 
 def test_help_is_a_verb_not_a_heal(referee) -> None:
@@ -128,17 +129,17 @@ def test_suggestions_come_from_the_verb_table_whatever_it_holds() -> None:
     """A verb added to the table is suggested with no list to update anywhere."""
     from referee.system import Resolution, Verb, verb_table
 
-    sheet_verb = Verb(
-        "sheet",
+    dossier_verb = Verb(
+        "dossier",
         lambda rest, context: rest,
         lambda request, context, dice: Resolution("x", request),
-        form="sheet <name>",
-        help="shows a sheet",
-        example="sheet Kara",
+        form="dossier <name>",
+        help="shows a dossier",
+        example="dossier Kara",
     )
-    table = verb_table([*dict.fromkeys(verbs_for(None).values()), sheet_verb])
-    found = suggest_verb("shet", "Kara", table, ParseContext())
-    assert "[[sheet Kara]]" == (found.usage if found else None)
+    table = verb_table([*dict.fromkeys(verbs_for(None).values()), dossier_verb])
+    found = suggest_verb("dosier", "Kara", table, ParseContext())
+    assert "[[dossier Kara]]" == (found.usage if found else None)
 
 
 def test_a_typo_finds_its_name_in_a_big_roster() -> None:

@@ -103,17 +103,9 @@ def test_a_plug_in_campaign_plays_its_verbs_and_the_core_s(coin_installed: Path,
         str(refused.value).split(" u/")[0],
     )
     assert [
-        "roll",
-        "flip",
-        "luck",
-        "init",
-        "next",
-        "apply",
-        "approve",
-        "reject",
-        "revise",
-        "end",
-        "help",
+        *("roll", "flip", "luck", "init", "next", "apply", "approve", "reject", "revise", "end"),
+        *("sheet", "history", "pending", "roster"),
+        *("void", "revive", "rename", "remove", "reveal", "help"),
     ] == [verb.name for verb in listed.result.verbs]
 
 

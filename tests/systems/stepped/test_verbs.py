@@ -6,8 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.corrections import Correct, VoidRoll
 from referee.errors import TagError
 from referee.limits import Limits
+from referee.lookup import ShowHistory, ShowPending, ShowRoster, ShowSheet
 from referee.notation import parse_expression
 from referee.resolve import verbs_for
 from referee.systems.stepped.system import SYSTEM
@@ -106,14 +108,16 @@ REFUSED = [
         "sht Kara -> Trooper 1",
         None,
         "'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, npc, "
-        "wound, heal, next, apply, approve, reject, revise, end, help. Did you mean shoot?",
+        "wound, heal, next, apply, approve, reject, revise, end, sheet, history, pending, roster, "
+        "void, revive, rename, remove, reveal, help. Did you mean shoot?",
         None,  # the usage is the tag corrected: tests/test_suggest.py
     ),
     (
         "xyzzy",
         None,
         "'xyzzy' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, npc, "
-        "wound, heal, next, apply, approve, reject, revise, end, help.",
+        "wound, heal, next, apply, approve, reject, revise, end, sheet, history, pending, roster, "
+        "void, revive, rename, remove, reveal, help.",
         "roll",
     ),
     ("roll", None, "Say what to roll: dice like 2d6+3, or a character and a stat.", "roll"),
@@ -287,7 +291,8 @@ def test_parse_tag_raises_only_tag_errors(text: str) -> None:
     else:
         # "STAT 0 0" is a vehicle's stat roll: any text may spell a verb.
         known = (RollDice, RollStat, RollInitiative, Attack, Cast, VehicleStat, EndEncounter)
-        assert isinstance(request, known)
+        looked_up = (ShowSheet, ShowHistory, ShowPending, ShowRoster, VoidRoll, Correct)
+        assert isinstance(request, known + looked_up)
 
 
 # ---------------------------------------------------------------------------- hostile input

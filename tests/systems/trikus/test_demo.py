@@ -62,7 +62,8 @@ def test_the_demo_shows_every_mechanic_of_the_issue(
         "end of the fight": "**The fight is over.**",
     }
     assert {name: True for name in shown} == {name: text in out for name, text in shown.items()}
-    assert "1 tag(s) with problems" in err
+    # The refusal of a GM verb, and revive, reveal and remove of a player's character.
+    assert "4 tag(s) with problems" in err
 
 
 def test_the_demo_batch_is_deterministic_and_records_nothing_twice(

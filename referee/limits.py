@@ -24,7 +24,9 @@ class Limits:
     max_terms: int = 20  # actions in one declaration (a system's own sequences)
     # Numbers and dice groups in one dice expression: d20's README rolls 51 d20s.
     max_expression_terms: int = 100
-    max_modifier: int = 1000  # absolute value of any numeric modifier
+    # Any +N/-N a tag or sheet adds to a roll: far beyond any die (a d20; an ordinal d10
+    # reads up to 200), yet [[roll Kara agility -1000]] is refused, not rolled.
+    max_modifier: int = 100
     max_number: int = 1_000_000  # a number written in dice notation, and any selector
     max_depth: int = 32  # nesting of parentheses, sets and signs in dice notation
     max_set_size: int = 50  # items in one set such as (1d6, 1d8, 1d10)

@@ -291,3 +291,25 @@ def test_prose_with_brackets_gets_no_reply(open_campaign):
         referee.referee(_post(body, fullname=f"t1_p{i}")).text for i, body in enumerate(bodies)
     ]
     assert ["", "", "", ""] == replies
+
+
+def test_an_attack_on_a_dead_target_says_what_to_do(open_campaign):
+    """Shooting a dead trooper is refused with the way on: another target, or a new NPC."""
+    referee = Referee(open_campaign(SHEETS))
+    referee.referee(_post("[[wound Trooper 1 +1]]", fullname="t1_gm", author="gm"))
+    text = referee.referee(_post("[[shoot Kara -> Trooper 1]]", fullname="t1_k")).text
+    assert (True, True) == (
+        "Choose a target still in the fight" in text,
+        "&#91;&#91;npc NAME as TEMPLATE&#93;&#93;" in text,
+    )
+
+
+def test_a_huge_modifier_on_a_character_roll_is_refused(open_campaign):
+    """[[roll Kara agility -1000]] is refused with the cap, and nothing is rolled."""
+    referee = Referee(open_campaign(SHEETS))
+    outcome = referee.referee(_post("[[roll Kara agility -1000]]"))
+    assert (1, 0, True) == (
+        outcome.problems,
+        outcome.new_rolls,
+        "is more than the ±100 a modifier may be" in outcome.text,
+    )

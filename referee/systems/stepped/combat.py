@@ -198,6 +198,24 @@ def _damage_plan(kind: AttackKind, attacker: Character, weapon: Weapon, rules: R
     )
 
 
+def nothing_to_attack(name: str, state: str) -> str:
+    """The refusal of an attack on a target out of the fight, saying what to do instead.
+
+    >>> nothing_to_attack("Trooper 1", "incapacitated")  # doctest: +ELLIPSIS
+    'Trooper 1 is already incapacitated; ... a GM can bring them back with [[heal Trooper 1]].'
+    """
+    advice = "Choose a target still in the fight"
+    if state == "incapacitated":
+        return (
+            f"{name} is already incapacitated; there is nothing to attack. {advice}, or a GM "
+            f"can bring them back with [[heal {name}]]."
+        )
+    return (
+        f"{name} is already {state}; there is nothing to attack. {advice}, or a GM brings "
+        "in a new foe with [[npc NAME as TEMPLATE]] (or [[npc NAME: str 2, agi 2, end 2, per 2]])."
+    )
+
+
 def attack(
     kind: AttackKind,
     attacker: Character,
@@ -234,7 +252,7 @@ def attack(
     _refuse_if_down(attacker, "attack")
     state = state_of(target)
     if state in (State.DEAD, State.INCAPACITATED):
-        raise RuleViolation(f"{target.name} is already {state.value}; there is nothing to attack.")
+        raise RuleViolation(nothing_to_attack(target.name, state.value))
     chosen = _pick_weapon(kind, attacker, weapon)
     if subdue and not chosen.can_subdue:
         raise RuleViolation(

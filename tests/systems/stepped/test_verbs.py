@@ -145,7 +145,7 @@ REFUSED = [
     (
         "roll Kara agility +99999999999",
         None,
-        "'+99999999999' is more than the ±1,000 a modifier may be.",
+        "'+99999999999' is more than the ±100 a modifier may be.",
         "roll",
     ),
     ("init", None, "Name who rolls initiative, separated by commas.", "init"),

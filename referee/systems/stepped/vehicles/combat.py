@@ -18,6 +18,7 @@ from ..combat import (
     automatic_hit,
     called_shot_modifier,
     exchange,
+    nothing_to_attack,
     plan_damage,
 )
 from ..rolls import Modifier
@@ -141,13 +142,11 @@ def attack(
     _refuse_if_down(attacker, rules, "attack")
     if isinstance(target, Crewed):
         if vehicle_state(target.vehicle, rules) == VehicleState.DESTROYED:
-            raise RuleViolation(f"{target.name} is already destroyed; there is nothing to attack.")
+            raise RuleViolation(nothing_to_attack(target.name, "destroyed"))
     else:
         state = state_of(target)
         if state in (State.DEAD, State.INCAPACITATED):
-            raise RuleViolation(
-                f"{target.name} is already {state.value}; there is nothing to attack."
-            )
+            raise RuleViolation(nothing_to_attack(target.name, state.value))
     rulings, scale = rules.rulings, rules.scale
     a_kind, t_kind = scale_kind(attacker), scale_kind(target)
 

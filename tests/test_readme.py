@@ -1,0 +1,64 @@
+"""The README's commands work in the order a newcomer runs them, whatever the dice.
+
+Every ``.venv/bin/referee ...`` line of the README's ``sh`` blocks is run, in order, on a
+fresh copy of the repository's campaigns (no store, no secret), as the newcomer would
+after cloning. A demo's ``batch`` exits 1 (its thread holds refusals on purpose, as the
+README says); every other command exits 0. A few campaign secrets are tried, so no
+command works only because the dice happened to fall one way.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
+_SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
+_REFEREE = ".venv/bin/referee "
+
+
+def readme_commands() -> list[list[str]]:
+    """The arguments of every referee command in the README's sh blocks, in order."""
+    commands = []
+    for block in _SH_BLOCK.findall(README.read_text(encoding="utf-8")):
+        for line in block.splitlines():
+            if _REFEREE in line:
+                commands.append(shlex.split(line.split(_REFEREE, 1)[1]))
+    return commands
+
+
+def test_the_readme_has_the_newcomers_commands() -> None:
+    """The walk-through is there: the demo batch first, then tags tried from the shell."""
+    commands = readme_commands()
+    assert (["batch", "data/demo/thread.json"], True) == (
+        commands[0],
+        any(command[0] == "roll" and "shoot" in command[1] for command in commands),
+    )
+
+
+@pytest.mark.parametrize("secret", ["newcomer-1", "newcomer-2", "newcomer-3"])
+def test_the_readme_commands_run_in_order_on_a_fresh_copy(
+    secret, tmp_path, monkeypatch, capsys
+) -> None:
+    """Each README command gives the exit code the README promises, one after the other."""
+    shutil.copy(REPO / "config.toml", tmp_path / "config.toml")
+    ignored = shutil.ignore_patterns("store.*", "secret.txt", "*.jsonl*")
+    shutil.copytree(REPO / "data", tmp_path / "data", ignore=ignored)
+    if (REPO / "templates").is_dir():
+        shutil.copytree(REPO / "templates", tmp_path / "templates")
+    monkeypatch.setenv("REFEREE_SECRET", secret)
+    monkeypatch.chdir(tmp_path)
+    results = []
+    for command in readme_commands():
+        code = main(command)
+        out = capsys.readouterr().out
+        expected = 1 if "batch" in command else 0
+        results.append((command, code == expected, "not resolved" in out and expected == 0))
+    assert [] == [(command, ok, refused) for command, ok, refused in results if not ok or refused]

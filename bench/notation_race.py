@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+import time
 import timeit
 from pathlib import Path
 
@@ -42,12 +43,14 @@ def best_of(functions: dict, number: int, rounds: int) -> dict:
     """Microseconds per call of each function, the best of ``rounds`` interleaved runs.
 
     The runs take turns (one of each per round), so a spell of load from other programs
-    lands on all of them alike; the best run is the one least disturbed.
+    lands on all of them alike; the best run is the one least disturbed. Each run is
+    timed in this process's CPU time, so the turns other programs take on a shared
+    machine are not counted.
     """
     best = dict.fromkeys(functions, float("inf"))
     for _ in range(rounds):
         for name, function in functions.items():
-            seconds = timeit.timeit(function, number=number)
+            seconds = timeit.Timer(function, timer=time.process_time).timeit(number)
             best[name] = min(best[name], seconds / number * 1e6)
     return best
 

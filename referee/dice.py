@@ -57,10 +57,14 @@ class SeededDice:
 
     def __init__(self, seed: int | str | None = None) -> None:
         self._random = random.Random(seed)
+        # randint(1, n) is randrange(n) + 1 by definition: the same faces for a seed,
+        # one Python call fewer per die.
+        self._below = self._random.randrange
 
     def roll(self, sides: int) -> int:
-        _check_sides(sides)
-        return self._random.randint(1, sides)
+        if sides < 1:
+            _check_sides(sides)
+        return self._below(sides) + 1
 
 
 class SystemDice:

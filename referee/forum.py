@@ -40,6 +40,7 @@ class Post:
     subreddit: str = ""
     locked: bool = False
     archived: bool = False
+    gone: str = ""  # "deleted" by its author or "removed" by a moderator; "" while it stands
 
     @property
     def id36(self) -> str:
@@ -85,6 +86,32 @@ def _body(data: Mapping[str, Any], key: str) -> str:
     return html.unescape(safe_text(data.get(key) or ""))
 
 
+GONE_BODIES = {"[deleted]": "deleted", "[removed]": "removed"}
+
+
+def gone_state(data: Mapping[str, Any], text: str) -> str:
+    """Whether Reddit's JSON of a post says it was deleted or removed, and which.
+
+    A reader who is not a moderator sees ``[deleted]`` (its author deleted it) or
+    ``[removed]`` (a moderator did) in place of the text, with the author
+    ``[deleted]``; a moderator still sees the text, with ``removed``/``banned_by`` set.
+    ``removed_by_category`` says which when Reddit gives it.
+
+    >>> gone_state({"author": "[deleted]"}, "[deleted]"), gone_state({"author": "kara"}, "hi")
+    ('deleted', '')
+    >>> gone_state({"author": "kara", "removed": True, "banned_by": "gm"}, "[[roll d20]]")
+    'removed'
+    """
+    category = data.get("removed_by_category")
+    if category in ("deleted", "author"):
+        return "deleted"
+    if category or data.get("removed") or data.get("banned_by") not in (None, False, ""):
+        return "removed"
+    if data.get("author") in (None, DELETED_AUTHOR) and text.strip() in GONE_BODIES:
+        return GONE_BODIES[text.strip()]
+    return ""
+
+
 def post_from_json(kind: str, data: Mapping[str, Any], thread: str = "") -> Post:
     """One ``t1`` or ``t3`` listing child as a :class:`Post`.
 
@@ -105,6 +132,7 @@ def post_from_json(kind: str, data: Mapping[str, Any], thread: str = "") -> Post
             subreddit=safe_text(data.get("subreddit") or ""),
             locked=bool(data.get("locked")),
             archived=bool(data.get("archived")),
+            gone=gone_state(data, str(data.get("selftext") or "")),
         )
     return Post(
         fullname=safe_text(data["name"]),
@@ -117,6 +145,7 @@ def post_from_json(kind: str, data: Mapping[str, Any], thread: str = "") -> Post
         subreddit=safe_text(data.get("subreddit") or ""),
         locked=bool(data.get("locked")),
         archived=bool(data.get("archived")),
+        gone=gone_state(data, str(data.get("body") or "")),
     )
 
 

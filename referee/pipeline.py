@@ -38,6 +38,11 @@ EDITED_NOTE = (
     "This post was edited after its rolls were made. The original results above stand; "
     "changed or added tags are not rolled. To roll again, write a new reply."
 )
+GONE_NOTE = (
+    "The post this answers was {kind} {by} after its rolls were made. The results above "
+    "stand; the ledger keeps them, and records the {kind} post as {rid}."
+)
+GONE_NOTICES = "gone_notices"  # thread -> rolls in posts since deleted, for the next verdicts
 INTERNAL_PROBLEM = (
     "The referee hit an internal error on this tag and did not resolve it. The GM has "
     "been told; nothing was rolled."
@@ -197,6 +202,8 @@ class Referee:
         if seen is not None:
             if seen.get("failed"):
                 return self._replay_failure(post, seen)
+            if post.gone or seen.get("gone"):  # its text is gone, never "edited"
+                return self._gone(post, seen)
             if seen.get("application") and seen.get("body_sha256") != _digest(post.body):
                 return self._resubmit(post, seen, scan.tags)
             return self._replay(post, seen, scan.tags)
@@ -207,6 +214,7 @@ class Referee:
             return Outcome(post, "", 0, 0, 0)
         verdicts, names = self._resolve_all(post, scan.tags, private)
         notes = (*near, scan.problem) if scan.problem else near
+        notes = (*notes, *self._gone_notes(post.thread, names))
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes))
         new_rolls = self._record(post, verdicts, names, private)
         kept = [(v, n) for v, n in zip(verdicts, names, strict=True) if not v.failed]
@@ -347,6 +355,91 @@ class Referee:
         return Outcome(
             post, text, len(verdicts), problems, 0, replayed=True, edited=True, note_added=True
         )
+
+    def _gone(self, post: Post, seen: dict[str, Any]) -> Outcome:
+        """A refereed post deleted or removed since: its rolls stand, and everyone sees it.
+
+        The first time, a ledger row records the disappearance (appended; nothing is
+        rewritten), the reply gains a note saying so, and the thread keeps a notice for
+        the next verdict of each character the rolls concerned.
+        """
+        text = str(seen.get("reply", ""))
+        tags, problems = len(seen.get("tags", [])), int(seen.get("problems", 0))
+        if seen.get("gone") or not post.gone:
+            return Outcome(post, text, tags, problems, 0, replayed=True)
+        kind, author = post.gone, str(seen.get("author", post.author))
+        rolls = [entry for entry in seen.get("rolls", ()) if isinstance(entry, dict)]
+        rid = f"{post.id36}-{kind}"
+        words = "; ".join(f"{entry['id']} ({entry.get('result', '')})" for entry in rolls)
+        row = make_row(
+            post=post.fullname,
+            thread=str(seen.get("thread", post.thread)),
+            author=author,
+            tag_index=-1,  # no tag: it draws no dice
+            tag="",
+            system=self.campaign.system.name,
+            system_version=self.campaign.system.version,
+            kind=kind,
+            draws=(),
+            outcome={
+                "rolls": list(seen.get("roll_ids", [])),
+                "names": sorted({name for entry in rolls for name in entry.get("names", ())}),
+                "note": f"{post.fullname} by u/{author} was {kind} after rolling {words or '-'}",
+            },
+            recorded=_iso(self.clock()),
+        )
+        row["roll_id"] = rid
+        self.ledger.append(row)
+        by = "by its author" if kind == "deleted" else "by a moderator"
+        note = GONE_NOTE.format(kind=kind, by=by, rid=rid)
+        text = text.rstrip("\n") + f"\n\n*{note}*\n"
+        self.posts.put(
+            post.fullname, {**seen, "reply": text, "gone": kind, "gone_seen_at": _iso(self.clock())}
+        )
+        self._keep_gone_notices(str(seen.get("thread", post.thread)), kind, author, rolls)
+        log.info("event=post_gone post=%s kind=%s rolls=%d", post.fullname, kind, len(rolls))
+        return Outcome(post, text, tags, problems, 0, replayed=True, note_added=True)
+
+    def _keep_gone_notices(
+        self, thread: str, kind: str, author: str, rolls: list[dict[str, Any]]
+    ) -> None:
+        """Remember, for the thread's next verdict of each character, the rolls now gone."""
+        table = self.campaign.store.table(GONE_NOTICES)
+        notices = list((table.get(thread) or {}).get("notices", []))
+        characters = self.campaign.store.table("characters")
+        for entry in rolls:
+            for key in entry.get("names", ()):
+                name = str((characters.get(key) or {}).get("name", key))
+                notices.append(
+                    {"key": key, "name": name, "roll": entry["id"], "result": entry.get("result")}
+                    | {"kind": kind, "author": author}
+                )
+        if notices:
+            table.put(thread, {"notices": notices})
+
+    def _gone_notes(self, thread: str, names: tuple[list[str], ...]) -> tuple[str, ...]:
+        """One line per roll of a character in this post whose post was deleted: said once."""
+        table = self.campaign.store.table(GONE_NOTICES)
+        found = table.get(thread)
+        if not found:
+            return ()
+        acting = {key for keys in names for key in keys}
+        said, kept = [], []
+        for notice in found.get("notices", []):
+            if notice.get("key") in acting:
+                said.append(
+                    f"{notice['name']} rolled {notice['roll']} ({notice.get('result')}) in a "
+                    f"post by u/{notice.get('author')} that was since {notice.get('kind')}; "
+                    "that roll stands."
+                )
+            else:
+                kept.append(notice)
+        if said:
+            if kept:
+                table.put(thread, {"notices": kept})
+            else:
+                table.delete(thread)
+        return tuple(said)
 
     def _replay(self, post: Post, seen: dict[str, Any], tags: tuple[Tag, ...]) -> Outcome:
         unchanged = seen.get("tags_sha256") == _tags_digest(tags)

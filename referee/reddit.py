@@ -43,7 +43,7 @@ from praw.models import MoreComments
 
 from .campaign import RedditConfig
 from .errors import ConfigError, OperatorError
-from .forum import DELETED_AUTHOR, Post, safe_text
+from .forum import DELETED_AUTHOR, Post, gone_state, safe_text
 
 # Endpoints whose POST creates something; a lost response there must not be retried blindly.
 CREATING_PATHS = ("/api/comment", "/api/submit", "/api/compose")
@@ -225,7 +225,8 @@ def post_from_praw(thing: Any) -> Post:
         "archived": bool(data.get("archived")),
     }
     if fullname.startswith("t3_"):
-        return Post(fullname, fullname, body=safe_text(data.get("selftext") or ""), **common)
+        text = safe_text(data.get("selftext") or "")
+        return Post(fullname, fullname, body=text, gone=gone_state(data, text), **common)
     if fullname.startswith("t4_"):
         conversation = safe_text(data.get("first_message_name") or fullname)
         common["subreddit"] = ""  # a message to the bot, not from a subreddit's modmail
@@ -236,11 +237,13 @@ def post_from_praw(thing: Any) -> Post:
             parent=parent,
             **common,
         )
+    text = safe_text(data.get("body") or "")
     return Post(
         fullname,
         safe_text(data.get("link_id") or ""),
-        body=safe_text(data.get("body") or ""),
+        body=text,
         parent=parent,
+        gone=gone_state(data, text),
         **common,
     )
 
@@ -356,6 +359,8 @@ class Forum(Protocol):
     def mark_read(self, fullnames: Iterable[str]) -> None: ...
 
     def edit_wiki(self, subreddit: str, page: str, content: str, reason: str) -> None: ...
+
+    def protect_wiki(self, subreddit: str, page: str) -> int: ...
 
     def usage(self) -> Usage: ...
 
@@ -524,6 +529,21 @@ class RedditForum:
             self.reddit.subreddit(subreddit).wiki[page].edit(content=content, reason=reason)
 
         self._call(False, edit)
+
+    def protect_wiki(self, subreddit: str, page: str) -> int:
+        """Make ``page`` readable and editable by moderators only, unlisted; its permlevel after.
+
+        PRAW's wiki settings (``WikiPageModeration.update``): permlevel 2 is "only mods
+        may edit and view". Reddit refuses it (403) unless the bot moderates the subreddit.
+        """
+
+        def update() -> int:
+            wiki = self.reddit.subreddit(subreddit).wiki[page]
+            settings = wiki.mod.update(listed=False, permlevel=2)
+            return int(settings.get("permlevel", -1))
+
+        result: int = self._call(False, update)
+        return result
 
     def _reply_below(self, target: str, thread: str) -> str | None:
         link = thread.removeprefix("t3_")

@@ -110,9 +110,12 @@ class Roster:
 
     @property
     def known_names(self) -> frozenset[str]:
-        """Every character's name, casefolded (for splitting names out of tags)."""
+        """Every character's name a tag of this post may hold, casefolded (for splitting
+        names out of tags): a player's leaves out the characters known to the GMs only."""
         if self._names is None:
             self._names = frozenset(self._table.keys())
+        if self._hidden and not self.finds_hidden:
+            return self._names - self._hidden
         return self._names
 
     def __contains__(self, name: str) -> bool:
@@ -150,7 +153,10 @@ class Roster:
         if len(starting) == 1:
             return starting[0]
         if starting:
-            shown = ", ".join(self._record(k)["name"] for k in starting[:5])
+            # Names the visibility hook hides are not listed (nor counted) to the asker.
+            records = [self._record(k) for k in starting[:20]]
+            listed = [str(r["name"]) for r in records if self.suggestable(r)][:5]
+            shown = ", ".join(listed) if listed else "more than one character"
             raise UnknownName(f"'{name}' could mean {shown}; write the full name.")
         raise UnknownName(f"No character is named '{name}'.{self.suggestion(key)}")
 

@@ -421,6 +421,7 @@ def parse_end(rest: str, context: ParseContext) -> EndEncounter:
 APPLY_USAGE = "[[apply]] followed by your sheet in a code block"
 END_USAGE = "[[end encounter]]"
 HELP_USAGE = "[[help]] or [[help shoot]]"
+HELP_POINTER = "[[help]] lists them with their forms."
 DICE_USAGE = "[[roll 2d6+3]]"
 
 
@@ -476,8 +477,9 @@ def read_tag(
         return None, RollDice(parse_expression(text, limits))
     canonical = list(dict.fromkeys(verb.name for verb in verbs.values()))
     suggestion = suggest_verb(word, rest, verbs, context)
-    hint = suggestion.hint if suggestion else ""
-    usage = suggestion.usage if suggestion else fallback
+    # Without a suggestion no verb's form is shown: it would point the player the wrong way.
+    hint = suggestion.hint if suggestion else f" {HELP_POINTER}"
+    usage = suggestion.usage if suggestion else ""
     raise TagError(
         f"'{shorten(word, 20)}' is not a roll verb. Verbs: {', '.join(canonical)}.{hint}", usage
     )

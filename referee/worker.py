@@ -79,6 +79,7 @@ from typing import Any
 from .campaign import RedditConfig
 from .errors import ConfigError
 from .forum import Post, reading_order
+from .lookup import pending_applications
 from .pipeline import Outcome, Referee
 from .reddit import LISTING_REACH, Failure, Forum, ForumError
 from .roster import RosterRenderer, digest, roster_page
@@ -111,6 +112,10 @@ PRIVATE_REFUSAL = (
     "Only a GM of {campaign} may roll in secret by private message, so nothing was "
     "rolled. Put your tags in a reply in the game's thread, where everyone sees the "
     "dice; ask a GM if you think you should be one."
+)
+# What the GMs' page holds until the bot has made it moderators-only.
+GM_PAGE_PLACEHOLDER = (
+    "*The GMs' roster: the referee bot writes it here once only moderators may read this page.*"
 )
 # Failures after which the roster is not published again until the worker restarts.
 _WIKI_GIVE_UP = (Failure.FORBIDDEN, Failure.NOT_FOUND, Failure.REJECTED, Failure.UNDELIVERABLE)
@@ -234,6 +239,7 @@ class Worker:
         self._roster_renderer: RosterRenderer | None = None
         self._roster_due = True  # render once at start: a shell import may have changed it
         self._wiki_off = not config.wiki_page
+        self._gm_wiki_off = not config.gm_wiki_page  # the GMs' page (moderators only)
         self._roster_retry_at = 0.0  # after a failed edit of the page, not before this
         self.backoff_until = 0.0
         self._backoff_step = 0
@@ -337,7 +343,7 @@ class Worker:
         if task is Task.ROSTER:
             return (
                 max(now, self._roster_retry_at)
-                if self._roster_due and not self._wiki_off
+                if self._roster_due and not (self._wiki_off and self._gm_wiki_off)
                 else never
             )
         return never
@@ -668,6 +674,9 @@ class Worker:
         if not outcome.has_reply:
             return
         record = self.posts.get(post.fullname)
+        if record is not None and "delivery" in record and outcome.note_added:
+            self._amend((post.fullname,))  # seen again deleted (a thread read): say so
+            return
         if record is None or "delivery" in record:
             return
         report.refereed += 1
@@ -742,8 +751,8 @@ class Worker:
         recent: list[str] = []
         for fullname in self.posts.newest():
             record = self.posts.get(fullname) or {}
-            if fullname.startswith(("t1_", "t3_")) and not record.get("edited_note"):
-                recent.append(fullname)
+            if fullname.startswith(("t1_", "t3_")) and not record.get("gone"):
+                recent.append(fullname)  # an edited one too: it may be deleted yet
             if len(recent) == EDIT_SWEEP:
                 break
         if not recent:
@@ -759,7 +768,7 @@ class Worker:
             self._check_edit(post)
 
     def _check_edit(self, post: Post) -> None:
-        if post.edited is None or post.fullname not in self.posts:
+        if (post.edited is None and not post.gone) or post.fullname not in self.posts:
             return
         if post.author.lower() == self.bot:
             return
@@ -984,12 +993,18 @@ class Worker:
     # -- the roster ----------------------------------------------------------------
 
     def _publish_roster(self, report: CycleReport) -> None:
-        """Edit the roster wiki page if its text changed; one edit per cycle at most."""
-        if self._wiki_off or not self._roster_due:
+        """Edit the roster wiki pages if their text changed: the GMs' page, then the public one."""
+        if not self._roster_due or (self._wiki_off and self._gm_wiki_off):
             return
         if not self.subreddits:
             log.warning("event=roster_off: a wiki page needs a subreddit in [reddit] subreddits")
-            self._wiki_off = True
+            self._wiki_off = self._gm_wiki_off = True
+            return
+        if not self._publish_gm_page(report):  # a passing failure: both pages stay due
+            self._roster_retry_at = self.clock() + self.pace.idle
+            return
+        if self._wiki_off:
+            self._roster_due = False
             return
         subreddit, page = self.subreddits[0], self.config.wiki_page
         try:
@@ -1028,17 +1043,76 @@ class Worker:
         report.roster_published = True
         log.info("event=roster_published subreddit=%s page=%s", subreddit, page)
 
-    def _render_roster(self) -> str:
+    def _publish_gm_page(self, report: CycleReport) -> bool:
+        """Publish the GMs' roster on its moderators-only page; False on a passing failure.
+
+        The page is made moderators-only (PRAW's wiki settings, permlevel 2) before
+        anything but a placeholder is written there, and checked to be so; if the bot may
+        not set that, one clear warning says why and the GMs' roster is never written.
+        """
+        if self._gm_wiki_off:
+            return True
+        subreddit, page = self.subreddits[0], self.config.gm_wiki_page
+        try:
+            content = self._render_roster(gm=True)
+        except Exception:  # a bug in the roster must not stop the replies
+            log.exception("event=gm_roster_off reason='cannot render': not trying until restart")
+            self._gm_wiki_off = True
+            return True
+        sha256 = digest(f"{subreddit.lower()}/{page}\n{content}")
+        state = self.state.get("gm_wiki") or {}
+        protected = state.get("protected") == f"{subreddit.lower()}/{page}"
+        if protected and state.get("sha256") == sha256:
+            return True
+        try:
+            if not protected:
+                self._call(self.forum.edit_wiki, subreddit, page, GM_PAGE_PLACEHOLDER, "GMs' page")
+                level = self._call(self.forum.protect_wiki, subreddit, page)
+                if level != 2:
+                    raise ForumError(Failure.FORBIDDEN, f"the page's permlevel stayed {level}")
+                state = {"protected": f"{subreddit.lower()}/{page}"}
+                self.state.put("gm_wiki", state)
+            self._call(self.forum.edit_wiki, subreddit, page, content, "roster changed")
+        except ForumError as error:
+            if error.failure not in _WIKI_GIVE_UP:
+                log.warning("event=gm_roster_failed failure=%s", error.failure.value)
+                return False
+            self._gm_wiki_off = True
+            log.warning(
+                "event=gm_roster_off subreddit=%s page=%s failure=%s reason=%r: the GMs' "
+                "roster holds what players must not see, so it is published only on a page "
+                "readable by moderators alone, and the bot could not make %s so. Make the "
+                "bot a moderator of r/%s with wiki permission, then restart it; until then "
+                "GMs get the full roster by sending the bot [[roster]] in a private message",
+                subreddit,
+                page,
+                error.failure.value,
+                error.message,
+                page,
+                subreddit,
+            )
+            return True
+        self.state.put("gm_wiki", {**state, "sha256": sha256, "at": _iso(self.clock())})
+        self.store.flush(sync=False)
+        report.roster_published = True
+        log.info("event=gm_roster_published subreddit=%s page=%s", subreddit, page)
+        return True
+
+    def _render_roster(self, gm: bool = False) -> str:
         campaign = self.referee.campaign
         if self._roster_renderer is None:
             self._roster_renderer = RosterRenderer(campaign.config.templates_dir, campaign.system)
+        applications = (
+            pending_applications(self.store.table("applications"), self.posts) if gm else ()
+        )
         page = roster_page(
             campaign.system,
             campaign.config.name,
             self.store.table,
-            gm=False,
+            gm=gm,
             npc_stats=campaign.config.npc_stats,
             rules=campaign.rules,
+            applications=applications,
         )
         return self._roster_renderer.render(page)
 

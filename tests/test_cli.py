@@ -486,3 +486,22 @@ def test_batch_format_text_prints_the_replies_without_escapes(demo, capsys):
     main(["batch", "demo/thread.json", "--format", "text"])
     out = capsys.readouterr().out
     assert (True, False, False) == ("Kara -> Trooper 1" in out, "-&gt;" in out, "\\_" in out)
+
+
+def test_history_deleted_lists_a_deleted_rolled_post_with_its_rolls(demo, capsys):
+    """A rolled post read again as [deleted]: history --deleted shows its row and rolls."""
+    from dataclasses import replace
+
+    from referee.campaign import Campaign
+    from referee.forum import Post
+    from referee.pipeline import Referee
+
+    with Campaign.open(demo) as campaign:
+        referee = Referee(campaign)
+        post = Post("t1_gone1", "t3_th", "kara_venn_pbp", "[[roll Kara agility]]", 1.0)
+        referee.referee(post)
+        referee.referee(replace(post, author="[deleted]", body="[deleted]", gone="deleted"))
+    assert 0 == main(["history", "--deleted"])
+    out = capsys.readouterr().out
+    assert "gone1-deleted" in out and "was deleted after rolling gone1-1 (total" in out
+    assert "1 deleted or removed posts in the ledger." in out

@@ -93,3 +93,14 @@ def test_fixed_dice_refuse_impossible_faces_and_running_out():
 def test_commitment_is_the_secrets_sha256():
     """The published commitment is plain sha256 of the secret's bytes."""
     assert hashlib.sha256(b"abc").hexdigest() == commitment(b"abc")
+
+
+def test_seeded_dice_roll_what_randint_gives_for_the_seed():
+    """A seed gives the faces random.Random(seed).randint(1, sides) gives, die for die."""
+    import random
+
+    sides = [2, 3, 6, 7, 20, 100, 1000] * 300
+    reference = random.Random(42)
+    expected = [reference.randint(1, n) for n in sides]
+    dice = SeededDice(42)
+    assert expected == [dice.roll(n) for n in sides]

@@ -146,3 +146,20 @@ def test_a_typo_finds_its_name_in_a_big_roster() -> None:
     """Among 20,000 troopers a typo still finds Kara Venn (by the deletion table, no scan)."""
     big = NameIndex([f"Trooper {n}" for n in range(20_000)] + ["Kara Venn"])
     assert ["kara venn"] == big.suggest("karra")
+
+
+def test_a_tag_no_verb_fits_points_to_help_not_to_another_verb(referee) -> None:
+    """[[xyzzy Kara]] shows no verb's form (it would mislead) and points to [[help]]."""
+    text = _reply(referee, "[[xyzzy Kara]]")
+    assert (True, False) == (
+        "&#91;&#91;help&#93;&#93; lists them with their forms" in text,
+        "Write it as" in text,
+    )
+
+
+def test_the_visibility_hook_keeps_a_hidden_name_out_of_an_ambiguous_answer(open_campaign) -> None:
+    """'Trooper' could mean Trooper 1 or 2: a hidden Trooper 2 is not listed to the player."""
+    referee = Referee(open_campaign(SHEETS))
+    referee.roster.suggestable = lambda record: record["name"] != "Trooper 2"
+    text = _reply(referee, "[[roll Trooper agility]]", author="gm")
+    assert (True, False) == ("could mean Trooper 1;" in text, "Trooper 2" in text)

@@ -431,3 +431,20 @@ def test_run_stops_cleanly_on_a_signal(server: FakeReddit, tmp_path: Path, signu
     assert Counter(dict.fromkeys(comments, 1)) == Counter(
         c["parent_id"] for c in server.comments_by(server.bot)
     )
+
+
+def test_a_tag_a_bracket_short_is_answered_on_reddit_and_prose_is_not(
+    server: FakeReddit, live
+) -> None:
+    """On the local Reddit [[roll 2d6] gets the right form; [[citation needed] gets no reply."""
+    harness = live()
+    post = server.submit(SUB, "alice", "Session", "Scene set.")
+    short = server.comment(post, "bob", "I try the lock [[roll 2d6]")
+    prose = server.comment(post, "carol", "As the wiki says [[citation needed]")
+    harness.run_until_settled()
+    replies = [c["body"] for c in server.replies_to(short)]
+    assert (1, True, []) == (
+        len(replies),
+        "write &#91;&#91;roll 2d6&#93;&#93; in a new reply" in replies[0],
+        server.replies_to(prose),
+    )

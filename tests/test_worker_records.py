@@ -148,3 +148,149 @@ def test_npc_stats_hidden_keeps_stats_off_the_public_roster(server: FakeReddit, 
     page = _roster(server)
     assert "| Trooper 1 | 0/0 | fighting |" in page
     assert "| Kara Venn | u&#47;kara | human | soldier | str d6, agi d8" in page
+
+
+# -- the GMs' page --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def moderator_bot() -> Iterator[FakeReddit]:
+    """FakeReddit where the bot is a moderator (wiki settings need it); two players."""
+    with fake_reddit(moderators=(GM, "referee_bot")) as fake:
+        for user in ("kara", "dax"):
+            fake.add_user(user)
+        yield fake
+
+
+def test_the_gm_page_holds_the_secrets_and_only_moderators_may_read_it(
+    moderator_bot: FakeReddit, tmp_path
+) -> None:
+    """A private NPC and a private wound: the GMs' page holds both and is moderators-only
+    (permlevel 2, unlisted): a player reading it is refused; the public page holds neither."""
+    from referee.testing.worker import Live
+
+    server = moderator_bot
+    harness = Live(
+        server,
+        tmp_path / "campaign",
+        f'wiki_page = "{PAGE}"\ngm_wiki_page = "{PAGE}/gm"\n',
+        sheets=SHEETS,
+    )
+    try:
+        server.send_message(GM, server.bot, "ambush", "[[npc Shadow Agent as veteran]]")
+        server.send_message(GM, server.bot, "quietly", "[[wound Trooper 2 +1]]")
+        thread = server.submit(SUB, "kara", "Applications", "")
+        server.comment(thread, "dax", "[[apply]]\n\n```\nname: Orla Vex\nstrength: 2\n```\n")
+        harness.run_until_settled()
+    finally:
+        harness.close()
+    gm_page = server.wiki_page(SUB, f"{PAGE}/gm") or ""
+    public = _roster(server)
+    player = server.reddit("kara")
+    with pytest.raises(Exception) as refused:
+        player.subreddit(SUB).wiki[f"{PAGE}/gm"].content_md  # noqa: B018 - the read is the test
+    assert {"permlevel": 2, "listed": False} == {
+        key: server.wiki_settings(SUB, f"{PAGE}/gm")[key] for key in ("permlevel", "listed")
+    }
+    assert "403" in str(refused.value)
+    assert "| Shadow Agent | human |" in gm_page
+    assert "| Trooper 2 | human | str d6, agi d8, end d6, per d8 | 1/0 | dead |" in gm_page
+    assert "| Orla Vex | u&#47;dax |" in gm_page
+    assert ("Shadow" not in public, "| 0/0 | fighting |" in public.split("Trooper 2")[1]) == (
+        True,
+        True,
+    )
+
+
+def test_a_bot_that_may_not_protect_the_gm_page_warns_once_and_writes_nothing(
+    server: FakeReddit, live, caplog
+) -> None:
+    """The bot edits the wiki but moderates nothing: one clear warning; no roster there."""
+    harness = _live(live, f'gm_wiki_page = "{PAGE}/gm"\n')
+    server.send_message(GM, server.bot, "ambush", "[[npc Shadow Agent as veteran]]")
+    with caplog.at_level("WARNING", logger="referee"):
+        harness.run_until_settled()
+        server.send_message(GM, server.bot, "more", "[[npc Night Agent as veteran]]")
+        harness.run_until_settled()
+    warnings = [r.getMessage() for r in caplog.records if "gm_roster_off" in r.getMessage()]
+    assert 1 == len(warnings)
+    assert "Make the bot a moderator of r/dicegames with wiki permission" in warnings[0]
+    assert "Shadow" not in (server.wiki_page(SUB, f"{PAGE}/gm") or "")
+    assert "| Trooper 1 |" in _roster(server)  # the public page goes on as before
+
+
+# -- a roll stands when its post is deleted ---------------------------------------------------
+
+
+def test_a_deleted_roll_is_recorded_noted_in_its_reply_and_on_the_next_roll(
+    server: FakeReddit, live
+) -> None:
+    """Kara rolls, sees a low total, deletes the post and rolls again: her old reply says
+    the post was deleted and the roll stands, the new verdict names the deleted roll, the
+    ledger has an appended row for it, and verify still passes."""
+    harness = _live(live)
+    thread = server.submit(SUB, GM, "Scene 3", "The wall is high.")
+    first = server.comment(thread, "kara", "[[roll Kara agility]] I climb.")
+    harness.run_until_settled()
+    server.delete(first)
+    harness.run_until_settled()  # the edit sweep re-reads it: [deleted]
+    second = server.comment(thread, "kara", "[[roll Kara agility]] I climb.")
+    harness.run_until_settled()
+    rows = list(harness.campaign.store.ledger)
+    gone = [row for row in rows if row["kind"] == "deleted"]
+    first_id = first.partition("_")[2]
+    assert "The post this answers was deleted by its author" in _reply(server, first)
+    assert f"Kara Venn rolled {first_id}-1 \\(total" in _reply(server, second)
+    assert "that was since deleted; that roll stands" in _reply(server, second)
+    assert [f"{first_id}-deleted"] == [row["roll_id"] for row in gone]
+    assert [f"{first_id}-1"] == gone[0]["outcome"]["rolls"]
+    assert verify(rows, SECRET.encode()).ok
+
+
+def test_a_moderators_removal_is_recorded_as_a_removal(server: FakeReddit, live) -> None:
+    """The GM removes Dax's rolled post: recorded as removed, said in its reply and on
+    Dax's next roll; `[[history Dax]]` marks the roll as in a removed post."""
+    harness = _live(live)
+    thread = server.submit(SUB, GM, "Scene 4", "The door.")
+    rolled = server.comment(thread, "dax", "[[roll Dax perception]]")
+    harness.run_until_settled()
+    server.reddit(GM).comment(rolled.partition("_")[2]).mod.remove()
+    harness.run_until_settled()
+    again = server.comment(thread, "dax", "[[roll Dax perception]] [[history Dax]]")
+    harness.run_until_settled()
+    kinds = [row["kind"] for row in harness.campaign.store.ledger]
+    assert "removed" in kinds and "deleted" not in kinds
+    assert "was removed by a moderator" in _reply(server, rolled)
+    text = _reply(server, again)
+    assert "that was since removed; that roll stands" in text
+    assert "(the post was removed; the roll stands)" in text
+
+
+def test_the_permission_matrix_still_holds_for_the_new_verbs(server: FakeReddit, live) -> None:
+    """Players may look things up; only a GM voids, revives, renames, removes, reveals."""
+    harness = _live(live)
+    thread = server.submit(SUB, GM, "Scene 5", "")
+    rolled = server.comment(thread, "kara", "[[roll Kara agility]]")
+    harness.run_until_settled()
+    roll = rolled.partition("_")[2] + "-1"
+    tries = server.comment(
+        thread,
+        "dax",
+        f"[[sheet Kara]] [[history Kara]] [[pending]] [[void {roll} no]] [[revive Trooper 1]] "
+        "[[rename Trooper 1 -> X]] [[remove Trooper 1]] [[reveal Trooper 1]]",
+    )
+    harness.run_until_settled()
+    text = _reply(server, tries)
+    assert 5 == text.count("Only a GM may")
+    assert "**Kara Venn**, played by u&#47;kara" in text and "No application awaits" in text
+
+
+def test_a_players_verbless_tag_never_names_a_hidden_npc(server: FakeReddit, live) -> None:
+    """[[Shadow Agent agility]] by a player: no "write it as [[roll Shadow Agent ...]]"."""
+    harness = _live(live)
+    server.send_message(GM, server.bot, "ambush", "[[npc Shadow Agent as veteran]]")
+    thread = server.submit(SUB, GM, "Scene 6", "")
+    probe = server.comment(thread, "kara", "[[Shadow Agent agility]] [[Shadow Agnt agility]]")
+    harness.run_until_settled()
+    text = _reply(server, probe)
+    assert [] == [leak for leak in ("[[roll Shadow", "Did you mean Shadow") if leak in text]

@@ -22,11 +22,12 @@ The supported endpoints (a trailing slash and a `.json` suffix are ignored)::
     POST /api/morechildren
     GET  /api/info?id=t1_a,t3_b
     GET  /user/{name}/comments
-    POST /api/comment, /api/editusertext, /api/del
+    POST /api/comment, /api/editusertext, /api/del, /api/remove
     POST /api/compose, /api/read_message, /api/unread_message, /api/read_all_messages
     GET  /message/{inbox,unread,messages,sent,mentions,comments,selfreply}
     GET  /r/{sub}/wiki/{page}
     POST /r/{sub}/api/wiki/edit
+    GET, POST /r/{sub}/wiki/settings/{page}
 
 Anything else answers 404 and lands in `FakeReddit.unhandled`.
 
@@ -226,6 +227,7 @@ class _Post:
     title: str = ""
     edited: float | bool = False
     deleted: bool = False
+    removed_by: str = ""  # the moderator who removed it ("" if none)
     locked: bool = False
     archived: bool = False
     score: int = 1
@@ -234,6 +236,16 @@ class _Post:
     @property
     def fullname(self) -> str:
         return f"{self.kind}_{self.id}"
+
+    @property
+    def gone(self) -> bool:
+        """Deleted by its author or removed by a moderator: its text is no longer shown."""
+        return self.deleted or bool(self.removed_by)
+
+    @property
+    def shown_text(self) -> str:
+        """What a reader who is not a moderator sees of its text."""
+        return "[deleted]" if self.deleted else "[removed]" if self.removed_by else self.body
 
 
 @dataclass
@@ -430,6 +442,8 @@ class FakeReddit:
         self._messages: dict[str, _Message] = {}
         self._inbox: list[_InboxEntry] = []
         self._wiki: dict[tuple[str, str], _WikiPage] = {}
+        # A page's settings (``permlevel``, ``listed``) by (subreddit, page), lower case.
+        self._wiki_settings: dict[tuple[str, str], JSON] = {}
         self._tokens: dict[str, tuple[str | None, float]] = {}
         self._faults: list[_ArmedFault] = []
         self._stall = threading.Event()
@@ -612,6 +626,11 @@ class FakeReddit:
         with self._lock:
             self._post(fullname).deleted = True
 
+    def remove(self, fullname: str, moderator: str) -> None:
+        """Remove a submission or comment, as a moderator would (``POST /api/remove``)."""
+        with self._lock:
+            self._post(fullname).removed_by = moderator
+
     def lock(self, fullname: str) -> None:
         """Lock a submission or comment: only moderators may reply below it."""
         with self._lock:
@@ -671,6 +690,12 @@ class FakeReddit:
         with self._lock:
             found = self._wiki.get((sub.lower(), page.lower()))
             return found.content if found else None
+
+    def wiki_settings(self, sub: str, page: str) -> JSON:
+        """A wiki page's settings: ``permlevel`` (0 the subreddit's rules, 1 approved
+        editors, 2 moderators only, who alone may then read it) and ``listed``."""
+        with self._lock:
+            return dict(self._wiki_settings.get((sub.lower(), page.lower()), _WIKI_DEFAULTS))
 
     # -- faults and counting -----------------------------------------------------
 
@@ -918,11 +943,20 @@ class FakeReddit:
 
     def _live(self, kind: str) -> Iterator[_Post]:
         """Yield the submissions (t3) or comments (t1) that are not deleted."""
-        return (p for p in self._posts.values() if p.kind == kind and not p.deleted)
+        return (p for p in self._posts.values() if p.kind == kind and not p.gone)
 
-    def _may_edit_wiki(self, user: str | None, sub: _Subreddit) -> bool:
+    def _may_edit_wiki(self, user: str | None, sub: _Subreddit, page: str = "") -> bool:
         allowed = {n.lower() for n in sub.moderators + sub.wiki_contributors}
+        if self._moderators_only(sub, page):
+            allowed = {n.lower() for n in sub.moderators}
         return bool(user and user.lower() in allowed)
+
+    def _moderators_only(self, sub: _Subreddit, page: str) -> bool:
+        settings = self._wiki_settings.get((sub.name.lower(), page.lower()), _WIKI_DEFAULTS)
+        return int(settings.get("permlevel", 0)) == 2
+
+    def _is_moderator(self, user: str | None, sub: _Subreddit) -> bool:
+        return bool(user and user.lower() in {n.lower() for n in sub.moderators})
 
     def _add_comment(self, parent: _Post, author: str, body: str) -> _Post:
         comment = _Post(
@@ -983,7 +1017,7 @@ class FakeReddit:
     def _visible(self, fullname: str) -> bool:
         """A deleted comment stays in a thread only while it has live replies."""
         post = self._posts[fullname]
-        return not post.deleted or any(self._visible(c) for c in post.children)
+        return not post.gone or any(self._visible(c) for c in post.children)
 
     def _sorted_children(self, post: _Post, sort: str) -> list[_Post]:
         children = [self._posts[c] for c in post.children if self._visible(c)]
@@ -1054,7 +1088,7 @@ class FakeReddit:
 
     def _common(self, post: _Post) -> JSON:
         sub = self._subreddits[post.subreddit.lower()]
-        author = "[deleted]" if post.deleted else post.author
+        author = "[deleted]" if post.gone else post.author
         data: JSON = {
             "id": post.id,
             "name": post.fullname,
@@ -1091,12 +1125,12 @@ class FakeReddit:
             "author_flair_css_class": None,
             "can_mod_post": False,
         }
-        if not post.deleted:
+        if not post.gone:
             data["author_fullname"] = self._user_id(post.author)
         return data
 
     def _submission_data(self, post: _Post) -> JSON:
-        text = "[deleted]" if post.deleted else post.body
+        text = post.shown_text
         data = self._common(post)
         data.update(
             {
@@ -1109,7 +1143,7 @@ class FakeReddit:
                 "num_comments": sum(
                     1
                     for p in self._posts.values()
-                    if p.link == post.fullname and p.kind == "t1" and not p.deleted
+                    if p.link == post.fullname and p.kind == "t1" and not p.gone
                 ),
                 "upvote_ratio": 1.0,
                 "over_18": False,
@@ -1126,7 +1160,7 @@ class FakeReddit:
                 "media_embed": {},
                 "secure_media_embed": {},
                 "quarantine": False,
-                "removed_by_category": "deleted" if post.deleted else None,
+                "removed_by_category": _removed_by_category(post),
             }
         )
         return data
@@ -1139,7 +1173,7 @@ class FakeReddit:
         replies: list[JSON] | None = None,
         with_link: bool = False,
     ) -> JSON:
-        text = "[deleted]" if post.deleted else post.body
+        text = post.shown_text
         submission = self._posts[post.link]
         data = self._common(post)
         data.update(
@@ -1151,8 +1185,9 @@ class FakeReddit:
                 "replies": _listing(replies) if replies else "",
                 "controversiality": 0,
                 "collapsed": False,
-                "is_submitter": post.author == submission.author and not post.deleted,
+                "is_submitter": post.author == submission.author and not post.gone,
                 "depth": self._depth(post) if depth is None else depth,
+                "removed_by_category": _removed_by_category(post),
             }
         )
         if with_link:
@@ -1499,6 +1534,24 @@ def _edit(fake: FakeReddit, exchange: _Exchange) -> JSON:
     return _things([thing])
 
 
+def _removed_by_category(post: _Post) -> str | None:
+    """Reddit's word for why a post's text is gone: its author deleted it, or a moderator."""
+    return "deleted" if post.deleted else "moderator" if post.removed_by else None
+
+
+def _remove(fake: FakeReddit, exchange: _Exchange) -> JSON:
+    """``POST /api/remove``: a moderator of the post's subreddit removes it."""
+    user = _require_user(exchange)
+    post = fake._posts.get(exchange.params.get("id", ""))
+    if post is None:
+        raise _HttpError(404)
+    sub = fake._subreddits[post.subreddit.lower()]
+    if user.lower() not in {name.lower() for name in sub.moderators}:
+        raise _HttpError(403)
+    post.removed_by = user
+    return {}
+
+
 def _delete(fake: FakeReddit, exchange: _Exchange) -> JSON:
     user = _require_user(exchange)
     post = fake._posts.get(exchange.params.get("id", ""))
@@ -1578,7 +1631,10 @@ def _read_all(fake: FakeReddit, exchange: _Exchange) -> JSON:
 
 def _wiki_read(fake: FakeReddit, exchange: _Exchange) -> JSON:
     (sub,) = _subreddits_of(fake, exchange.match["sub"])
-    page = fake._wiki.get((sub.name.lower(), exchange.match["page"].lower()))
+    name = exchange.match["page"]
+    if fake._moderators_only(sub, name) and not fake._is_moderator(exchange.user, sub):
+        raise _HttpError(403, {"reason": "MAY_NOT_VIEW", "message": "Forbidden", "error": 403})
+    page = fake._wiki.get((sub.name.lower(), name.lower()))
     if page is None:
         raise _HttpError(404, {"reason": "PAGE_NOT_CREATED", "message": "Not Found", "error": 404})
     editor = fake._accounts.get(page.revision_by.lower())
@@ -1587,7 +1643,7 @@ def _wiki_read(fake: FakeReddit, exchange: _Exchange) -> JSON:
         "data": {
             "content_md": page.content,
             "content_html": _render_markdown(page.content, wiki=True),
-            "may_revise": fake._may_edit_wiki(exchange.user, sub),
+            "may_revise": fake._may_edit_wiki(exchange.user, sub, name),
             "reason": page.reason,
             "revision_date": page.revision_date,
             "revision_id": page.revision_id,
@@ -1602,9 +1658,9 @@ def _wiki_read(fake: FakeReddit, exchange: _Exchange) -> JSON:
 def _wiki_edit(fake: FakeReddit, exchange: _Exchange) -> JSON:
     user = _require_user(exchange)
     (sub,) = _subreddits_of(fake, exchange.match["sub"])
-    if not fake._may_edit_wiki(user, sub):
-        raise _HttpError(403)
     page = exchange.params.get("page", "").strip()
+    if not fake._may_edit_wiki(user, sub, page):
+        raise _HttpError(403)
     if not page:
         raise _HttpError(
             400, {"reason": "INVALID_PAGE_NAME", "message": "Bad Request", "error": 400}
@@ -1613,6 +1669,29 @@ def _wiki_edit(fake: FakeReddit, exchange: _Exchange) -> JSON:
         sub, page, exchange.params.get("content", ""), user, exchange.params.get("reason")
     )
     return {}
+
+
+_WIKI_DEFAULTS: JSON = {"permlevel": 0, "listed": True, "editors": []}
+
+
+def _wiki_settings(fake: FakeReddit, exchange: _Exchange) -> JSON:
+    """``GET`` or ``POST /r/{sub}/wiki/settings/{page}``: moderators only, as on Reddit."""
+    user = _require_user(exchange)
+    (sub,) = _subreddits_of(fake, exchange.match["sub"])
+    if not fake._is_moderator(user, sub):
+        raise _HttpError(403, {"reason": "MODERATOR_REQUIRED", "message": "Forbidden"})
+    key = (sub.name.lower(), exchange.match["page"].lower())
+    settings = dict(fake._wiki_settings.get(key, _WIKI_DEFAULTS))
+    if exchange.method == "POST":
+        if "permlevel" in exchange.params:
+            try:
+                settings["permlevel"] = int(exchange.params["permlevel"])
+            except ValueError:
+                raise _HttpError(400) from None
+        if "listed" in exchange.params:
+            settings["listed"] = exchange.params["listed"].lower() in ("true", "on", "1")
+        fake._wiki_settings[key] = settings
+    return {"kind": "wikipagesettings", "data": settings}
 
 
 _AFTER_ACTION = {Fault.LOST_RESPONSE, Fault.LOST_RESPONSE_500}
@@ -1641,6 +1720,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], Route]] = [
         ("POST", r"/api/comment", _reply),
         ("POST", r"/api/editusertext", _edit),
         ("POST", r"/api/del", _delete),
+        ("POST", r"/api/remove", _remove),
         ("POST", r"/api/compose", _compose),
         (
             "GET",
@@ -1650,6 +1730,16 @@ _ROUTES: list[tuple[str, re.Pattern[str], Route]] = [
         ("POST", r"/api/read_message", _mark(new=False)),
         ("POST", r"/api/unread_message", _mark(new=True)),
         ("POST", r"/api/read_all_messages", _read_all),
+        (
+            "GET",
+            rf"/r/(?P<sub>{_NAME})/wiki/settings/(?P<page>{_NAME}(?:/{_NAME})*)",
+            _wiki_settings,
+        ),
+        (
+            "POST",
+            rf"/r/(?P<sub>{_NAME})/wiki/settings/(?P<page>{_NAME}(?:/{_NAME})*)",
+            _wiki_settings,
+        ),
         ("GET", rf"/r/(?P<sub>{_NAME})/wiki/(?P<page>{_NAME}(?:/{_NAME})*)", _wiki_read),
         ("POST", rf"/r/(?P<sub>{_NAME})/api/wiki/edit", _wiki_edit),
     ]

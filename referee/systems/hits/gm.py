@@ -35,13 +35,13 @@ from .play import settle_wagers
 from .sheet import (
     EDITABLE,
     MAX_COUNTER,
-    TRAIT_FIELDS,
     Character,
     Standing,
     TraitKind,
     check_character,
     edit_counter,
     with_rank,
+    without_trait,
 )
 from .state import CampaignState
 from .tags import ChapterStep, Harm, Intermission, Named, SceneStep, SetValue, Tension, TimerStep
@@ -163,8 +163,7 @@ def _set(character: Character, key: str, text: str, context: Context) -> Charact
         known, old = current.get(name.casefold(), (name, 0))
         changed = with_rank(character, kind, known, rank - old)
         if rank == 0:
-            kept = tuple(t for t in changed.traits(kind) if t[0] != known)
-            changed = replace(changed, **{TRAIT_FIELDS[kind]: kept})  # type: ignore[arg-type]
+            changed = without_trait(changed, kind, known)
         return check_character(changed)
     if head == "saved" and len(words) == 2:
         which = find_name(words[1], ["tiers", "ranks", "benefits"], "saved gain")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from referee.campaign import character_key
@@ -31,7 +32,7 @@ from referee.system import Resolution
 from referee.systems.changes import Change, find_name
 
 from . import influence
-from .odds import at_least, group_odds, level_odds, opposed_odds, quick_odds
+from .odds import OpposedOdds, at_least, group_odds, level_odds, opposed_odds, quick_odds
 from .rolls import (
     LevelRoll,
     Outcome,
@@ -116,6 +117,13 @@ def require_in_play(character: Character) -> None:
 
 
 # ----------------------------------------------------------------------------- pools
+
+
+@lru_cache(maxsize=256)
+def cached_opposed_odds(specs: tuple[PoolSpec, ...], rulings: Rulings) -> OpposedOdds | None:
+    """:func:`.odds.opposed_odds`, kept: five rollers take about a second to sum exactly,
+    and a post may repeat the same roll (a duel's odds are shown at each of its steps)."""
+    return opposed_odds(specs, rulings)
 
 
 def source_names(character: Character) -> list[str]:
@@ -317,7 +325,7 @@ def resolve_opposed(request: Opposed, context: Context, dice: DiceSource) -> Res
         [(side.name, side.spec) for side in sides], dice, rulings, award_ties_to_all=request.tie_all
     )
     _remember_unredoable(context, [side.name for side in sides], "opposed")
-    odds = opposed_odds([side.spec for side in sides], rulings)
+    odds = cached_opposed_odds(tuple(side.spec for side in sides), rulings)
     chance = None
     if odds is not None and len(roll.winners) == 1:
         chance = odds.wins[roll.names.index(roll.winners[0])]

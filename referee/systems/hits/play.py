@@ -26,6 +26,7 @@ from referee.systems.changes import Change, changes_between, find_name
 
 from . import duels, influence, stress, xp
 from .handlers import (
+    cached_opposed_odds,
     load_state,
     require_in_play,
     roller,
@@ -35,10 +36,11 @@ from .handlers import (
     side_of,
     sources_of,
 )
-from .odds import opposed_odds
+from .odds import OpposedOdds
 from .rolls import PoolSpec
 from .scene import Mode
-from .sheet import TRAIT_FIELDS, Character, SavedGains, Stake, TraitKind, Wager, with_rank
+from .sheet import Character, SavedGains, Stake, TraitKind, Wager, with_rank, without_trait
+from .state import CampaignState
 from .tags import Awaken, DuelDeclare, DuelStep, LevelUp, Named, Pool, Stakes
 from .views import DuelView, StepView, shown
 
@@ -50,9 +52,7 @@ def settle_wagers(before: Character, after: Character) -> Character:
     for lost in after.lost_wagers[len(before.lost_wagers) :]:
         if lost.wager == Wager.LIFE:
             continue
-        kind = TraitKind(lost.wager.value)
-        kept = tuple(t for t in after.traits(kind) if t[0].casefold() != lost.what.casefold())
-        after = replace(after, **{TRAIT_FIELDS[kind]: kept})  # type: ignore[arg-type]
+        after = without_trait(after, TraitKind(lost.wager.value), lost.what)
     return after
 
 
@@ -75,9 +75,9 @@ def resolve_leave(request: Named, context: Context, dice: DiceSource) -> Resolut
 # ----------------------------------------------------------------------------- duels
 
 
-def _duel_odds(duel: duels.Duel, context: Context):
-    specs = [PoolSpec(duel.initiator_dice), PoolSpec(duel.target_dice)]
-    return opposed_odds(specs, rulings_of(context))
+def _duel_odds(duel: duels.Duel, context: Context) -> OpposedOdds | None:
+    specs = (PoolSpec(duel.initiator_dice), PoolSpec(duel.target_dice))
+    return cached_opposed_odds(specs, rulings_of(context))
 
 
 def resolve_duel(request: DuelDeclare | DuelStep, context: Context, dice: DiceSource) -> Resolution:
@@ -187,7 +187,7 @@ def _roll_duel(
 
 def _after_duel(
     context: Context,
-    state,
+    state: CampaignState,
     result: duels.DuelResult,
     step: str,
     earlier: tuple[Change, ...],

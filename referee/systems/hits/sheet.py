@@ -174,6 +174,19 @@ def with_rank(character: Character, kind: TraitKind, name: str, by: int) -> Char
     return replace(character, **edit)
 
 
+def without_trait(character: Character, kind: TraitKind, name: str) -> Character:
+    """The character without the trait ``name`` (a wager lost, a Rank set to 0).
+
+    >>> kara = new_character("Kara", Attribute.BODY, Attribute.MIND)
+    >>> without_trait(with_rank(kara, "skill", "Swords", 2), TraitKind.SKILL, "swords").skills
+    ()
+    """
+    field_name = TRAIT_FIELDS[TraitKind(kind)]
+    kept = tuple(t for t in getattr(character, field_name) if t[0].casefold() != name.casefold())
+    edit: dict[str, Any] = {field_name: kept}
+    return replace(character, **edit)
+
+
 def new_character(
     name: str,
     primary: Attribute,

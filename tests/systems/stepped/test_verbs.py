@@ -117,8 +117,8 @@ REFUSED = [
         None,
         "'xyzzy' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, npc, "
         "wound, heal, next, apply, approve, reject, revise, end, sheet, history, pending, roster, "
-        "void, revive, rename, remove, reveal, help.",
-        "roll",
+        "void, revive, rename, remove, reveal, help. [[help]] lists them with their forms.",
+        None,  # no verb's form: none is what the player meant
     ),
     ("roll", None, "Say what to roll: dice like 2d6+3, or a character and a stat.", "roll"),
     (

@@ -387,7 +387,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # The live bot's log is its output: one key=value line per step of every post.
     logging.getLogger("referee").setLevel(logging.INFO)
     from .reddit import open_forum
-    from .worker import Worker, run_once, serve
+    from .worker import Worker, run_once, serve, summary
 
     with Campaign.open(args.campaign) as campaign:
         config = campaign.config.reddit
@@ -399,6 +399,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         worker = Worker(Referee(campaign), forum, config)
         if args.once:
             report = run_once(worker)
+            print(summary(report))
             return EXIT_OK if report.failure is None else EXIT_TAG_ERRORS
         serve(worker)
     return EXIT_OK

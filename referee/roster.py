@@ -11,22 +11,28 @@ With ``[roster] npc_stats = "hidden"`` the public one shows the GM's characters 
 name and state only: a system's ``roster.md.j2`` that reads ``npc_stats`` does it
 itself; for any other, the core leaves NPCs out of the system's view and lists them
 from ``character_rows``' public columns.
+
+Below the roster, the core's ``roster_initiative.md.j2`` shows each thread's initiative
+tracker (the order, whose turn it is, and conditions), for every system alike.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .render import make_environment
 from .system import System
+from .tracker import Tracker, from_record
+from .tracker_verbs import TABLE as INITIATIVE
 from .visibility import TABLE as VISIBILITY
 from .visibility import is_npc, public_columns, public_records
 
 TEMPLATE = "roster.md.j2"
+FIGHTS_TEMPLATE = "roster_initiative.md.j2"  # the core's: each thread's initiative and conditions
 
 
 PAGE_TEMPLATE = "roster_page.md.j2"  # the core's page around the system's roster.md.j2
@@ -80,17 +86,35 @@ def roster_view(system: System, campaign: str, store: Any) -> Any:
     return roster_page(system, campaign, store.table, gm=True).view
 
 
+def fights(store: Any) -> list[tuple[str, Tracker]]:
+    """Every thread's initiative tracker that holds combatants, newest thread first."""
+    found = [
+        (thread, from_record(record))
+        for thread, record in store.table(INITIATIVE).items()
+        if record.get("combatants")
+    ]
+    return sorted(found, key=lambda pair: (len(pair[0]), pair[0]), reverse=True)
+
+
 class RosterRenderer:
     """Renders the roster page from the campaign's templates (or the stock one)."""
 
     def __init__(self, templates_dir: Path | None = None, system: System | None = None) -> None:
-        self._template = make_environment(templates_dir, system).get_template(PAGE_TEMPLATE)
+        environment = make_environment(templates_dir, system)
+        self._template = environment.get_template(PAGE_TEMPLATE)
+        self._fights = environment.get_template(FIGHTS_TEMPLATE)
 
-    def render(self, page: RosterPage | Any) -> str:
-        """The page's Markdown, ending in one newline (a bare system view: as everyone sees it)."""
+    def render(self, page: RosterPage | Any, fights: Sequence[tuple[str, Tracker]] = ()) -> str:
+        """The page's Markdown, ending in one newline (a bare system view: as everyone sees it).
+
+        ``fights`` (see :func:`fights`) go below it: each thread's initiative and conditions.
+        """
         if not isinstance(page, RosterPage):
             page = RosterPage(page, False, "shown")
-        return self._template.render(page=page).strip() + "\n"
+        text = self._template.render(page=page).strip()
+        if fights:
+            text += "\n\n" + self._fights.render(fights=fights).strip()
+        return text + "\n"
 
 
 def digest(text: str) -> str:

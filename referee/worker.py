@@ -82,7 +82,7 @@ from .forum import Post, reading_order
 from .lookup import pending_applications
 from .pipeline import Outcome, Referee
 from .reddit import LISTING_REACH, Failure, Forum, ForumError
-from .roster import RosterRenderer, digest, roster_page
+from .roster import RosterRenderer, digest, fights, roster_page
 from .schedule import REDDIT_PER_MINUTE, Budget, Cadence, Pace
 from .store import Store
 from .tags import find_tags
@@ -113,12 +113,17 @@ PRIVATE_REFUSAL = (
     "rolled. Put your tags in a reply in the game's thread, where everyone sees the "
     "dice; ask a GM if you think you should be one."
 )
+# Failures that say the bot may not edit the page (not a moderator or wiki contributor,
+# no wiki): warned about once a run, then tried again quietly every WIKI_RETRY seconds
+# (and at once when the bot shows up among the moderators), so the roster is published
+# as soon as a moderator fixes the permission, without a restart.
+_WIKI_REFUSED = (Failure.FORBIDDEN, Failure.NOT_FOUND, Failure.REJECTED, Failure.UNDELIVERABLE)
+_WIKI_GIVE_UP = _WIKI_REFUSED  # the GMs' page: never written where it cannot be private
+WIKI_RETRY = 900.0
 # What the GMs' page holds until the bot has made it moderators-only.
 GM_PAGE_PLACEHOLDER = (
     "*The GMs' roster: the referee bot writes it here once only moderators may read this page.*"
 )
-# Failures after which the roster is not published again until the worker restarts.
-_WIKI_GIVE_UP = (Failure.FORBIDDEN, Failure.NOT_FOUND, Failure.REJECTED, Failure.UNDELIVERABLE)
 _THREAD_ADDRESS = re.compile(r"/comments/([a-z0-9]+)")
 _THREAD_ID = re.compile(r"(?:t3_)?([a-z0-9]+)")
 
@@ -160,6 +165,10 @@ class CycleReport:
     edited: int = 0  # replies edited to carry the edited note
     messages: int = 0  # private messages with tags taken in (rolled, or refused)
     roster_published: bool = False  # the wiki roster page was edited
+    new_posts: int = 0  # of those, posts new to the worker (not read in an earlier cycle)
+    tags: int = 0  # tags in the posts and messages refereed
+    refusals: int = 0  # tags answered with a problem, and secret rolls refused to non-GMs
+    errors: int = 0  # posts the referee could not handle (see `referee failures`)
     skipped: bool = False  # backing off: nothing was asked of Reddit
     failure: Failure | None = None  # what cut the cycle short
     seconds: float = 0.0  # wall time of the cycle
@@ -235,6 +244,7 @@ class Worker:
         self._base_gms = referee.gms
         self._moderators_at = 0.0  # when the moderators in use were read from Reddit
         self._moderators_retry_at = 0.0  # after a failed refresh, not before this
+        self._wiki_refused = False  # the roster page was refused; warned about once this run
         self._load_moderators()
         self._roster_renderer: RosterRenderer | None = None
         self._roster_due = True  # render once at start: a shell import may have changed it
@@ -476,6 +486,8 @@ class Worker:
     def _use_moderators(self, by_sub: dict[str, list[str]]) -> None:
         names = {name.casefold() for names in by_sub.values() for name in names}
         self.referee.gms = self._base_gms | names
+        if self._wiki_refused and self.bot in names:  # made a moderator: publish now
+            self._roster_retry_at = 0.0
 
     def _refresh_moderators(self) -> None:
         """Read each subreddit's moderators when the ones in use are too old."""
@@ -670,6 +682,7 @@ class Worker:
             post.edited is not None,
         )
         outcome = self.referee.referee(post)
+        report.new_posts += not outcome.replayed  # a thread read again holds the known ones
         self._amend(outcome.amended)
         if not outcome.has_reply:
             return
@@ -680,6 +693,9 @@ class Worker:
         if record is None or "delivery" in record:
             return
         report.refereed += 1
+        report.tags += outcome.tags
+        report.refusals += outcome.problems
+        report.errors += int(outcome.failed)
         # A post refereed before without the worker (by `referee batch`) may have a reply.
         state = Delivery.SENDING if outcome.replayed else Delivery.PENDING
         self._set(post.fullname, record, {"state": state.value, "attempts": 0})
@@ -724,9 +740,14 @@ class Worker:
         gm = message.author.casefold() in self.referee.gms
         log.info("event=message post=%s author=%s gm=%s", message.fullname, message.author, gm)
         if gm:
-            self._amend(self.referee.referee(message, private=True).amended)
+            outcome = self.referee.referee(message, private=True)
+            self._amend(outcome.amended)
+            report.tags += outcome.tags
+            report.refusals += outcome.problems
+            report.errors += int(outcome.failed)
             record = self.posts.get(message.fullname)
         else:
+            report.refusals += 1
             record = {
                 "post": message.fullname,
                 "thread": message.thread,
@@ -1020,18 +1041,24 @@ class Worker:
         try:
             self._call(self.forum.edit_wiki, subreddit, page, content, "roster changed")
         except ForumError as error:
-            if error.failure in _WIKI_GIVE_UP:
-                self._wiki_off = True
-                log.warning(
-                    "event=roster_off subreddit=%s page=%s failure=%s reason=%r: make the bot "
-                    "a moderator or wiki contributor there; not trying again until restart",
-                    subreddit,
-                    page,
-                    error.failure.value,
-                    error.message,
-                )
-            else:  # throttled, 5xx or no answer: the page stays due, a poll later
-                self._roster_retry_at = self.clock() + self.pace.idle
+            if error.failure in _WIKI_REFUSED:
+                self._roster_retry_at = self.clock() + WIKI_RETRY
+                if not self._wiki_refused:  # once a run: the log is not to fill up with it
+                    log.warning(
+                        "event=roster_refused subreddit=%s page=%s failure=%s reason=%r: make "
+                        "the bot a moderator or wiki contributor there; trying again every "
+                        "%.0f s (quietly) and as soon as it is a moderator",
+                        subreddit,
+                        page,
+                        error.failure.value,
+                        error.message,
+                        WIKI_RETRY,
+                    )
+                else:
+                    log.info("event=roster_still_refused failure=%s", error.failure.value)
+                self._wiki_refused = True
+            else:  # throttled, 5xx or no answer: the page stays due, the next poll
+                self._roster_retry_at = self.clock() + self.pace.interval
                 log.warning("event=roster_failed failure=%s", error.failure.value)
             return
         self.state.put(
@@ -1040,8 +1067,15 @@ class Worker:
         )
         self.store.flush(sync=False)
         self._roster_due = False
+        self._roster_retry_at = 0.0
         report.roster_published = True
-        log.info("event=roster_published subreddit=%s page=%s", subreddit, page)
+        log.info(
+            "event=roster_published subreddit=%s page=%s%s",
+            subreddit,
+            page,
+            " after_refusal=true" if self._wiki_refused else "",
+        )
+        self._wiki_refused = False
 
     def _publish_gm_page(self, report: CycleReport) -> bool:
         """Publish the GMs' roster on its moderators-only page; False on a passing failure.
@@ -1114,7 +1148,7 @@ class Worker:
             rules=campaign.rules,
             applications=applications,
         )
-        return self._roster_renderer.render(page)
+        return self._roster_renderer.render(page, fights(self.store))
 
 
 # -- failed posts ----------------------------------------------------------------------
@@ -1222,6 +1256,36 @@ def serve(worker: Worker, *, stop: threading.Event | None = None) -> None:
     with worker.lock:  # wait for the step in flight
         pass
     log.info("event=stopped")
+
+
+def summary(report: CycleReport) -> str:
+    """``referee run --once``'s one line: what the cycle read, refereed, posted and missed.
+
+    >>> report = CycleReport(new_posts=4, messages=1, refereed=3, tags=5, delivered=4, refusals=1)
+    >>> summary(report).split("; ")
+    ['referee: read 4 new posts and 1 message', '5 tags in 4 posts', '4 replies posted', \
+'1 refusal', '0 errors.']
+    """
+    posts = report.refereed + report.messages
+
+    def count(number: int, word: str, plural: str = "") -> str:
+        return f"{number} {word if number == 1 else plural or word + 's'}"
+
+    errors = report.errors + report.undeliverable + (1 if report.failure else 0)
+    line = (
+        f"referee: read {count(report.new_posts, 'new post')} and "
+        f"{count(report.messages, 'message')}; "
+        f"{count(report.tags, 'tag')} in {count(posts, 'post')}; "
+        f"{count(report.delivered, 'reply', 'replies')} posted; "
+        f"{count(report.refusals, 'refusal')}; {count(errors, 'error')}."
+    )
+    if report.roster_published:
+        line = line[:-1] + "; roster published."
+    if report.failure is not None:
+        line = line[:-1] + f"; Reddit: {report.failure.value}, the next run picks up the rest."
+    if report.skipped:
+        line = "referee: backing off after Reddit's errors; nothing was read. Try again later."
+    return line
 
 
 def run_once(worker: Worker) -> CycleReport:

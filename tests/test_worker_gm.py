@@ -24,6 +24,7 @@ from referee.testing.worker import (
     fake_reddit,
     reddit_section,
 )
+from referee.worker import WIKI_RETRY
 
 MOD = "mira"  # a moderator of the subreddit who is not in config.toml's gms
 PAGE = "roster"
@@ -271,22 +272,57 @@ def test_a_wound_republishes_the_roster(server: FakeReddit, live) -> None:
     assert "| 1/3 |" in (server.wiki_page(SUB, PAGE) or "")
 
 
-def test_a_403_on_the_wiki_is_logged_once_and_never_retried(
+def test_a_403_on_the_wiki_is_warned_once_and_retried_quietly_until_it_works(
     server: FakeReddit, live, caplog
 ) -> None:
-    """Not allowed to edit the wiki: one warning, no more edits until restart; replies go on."""
-    harness = live(f'wiki_page = "{PAGE}"\n')
-    server.inject(f"POST /r/{SUB}/api/wiki/edit", Fault.FORBIDDEN, times=10)
-    with caplog.at_level(logging.WARNING, "referee.worker"):
-        harness.run_until_settled()
+    """Not allowed to edit the wiki: one warning a run, quiet retries; replies go on."""
+    harness = live(f'wiki_page = "{PAGE}"\n', sheets=[sheet("Kara", owner="kara_p")])
+    server.inject(f"POST /r/{SUB}/api/wiki/edit", Fault.FORBIDDEN, times=2)
+    start = server.clock.now()
+    with caplog.at_level(logging.INFO, "referee.worker"):
+        harness.run_until(start + 60)
         _, application = _application(server)
         approval = server.comment(application, MOD, "[[approve]]")
-        harness.run_until_settled()
-    assert (1, 1) == (
+        harness.run_until(start + 2.5 * WIKI_RETRY)
+    assert (3, 1, 1) == (
         server.count("POST", f"/r/{SUB}/api/wiki/edit"),
-        caplog.text.count("event=roster_off"),
+        caplog.text.count("event=roster_refused"),
+        len(server.replies_to(approval)),
     )
-    assert 1 == len(server.replies_to(approval))
+    assert "Orla Vex" in (server.wiki_page(SUB, PAGE) or "")
+
+
+def test_made_a_moderator_the_bot_publishes_the_roster_at_once(server: FakeReddit, live) -> None:
+    """Refused, then made a moderator: the roster goes up when the moderators are next read."""
+    harness = live(
+        f'wiki_page = "{PAGE}"\nmoderators_refresh_hours = 0.05\n',
+        sheets=[sheet("Kara", owner="kara_p")],
+    )
+    server.inject(f"POST /r/{SUB}/api/wiki/edit", Fault.FORBIDDEN, times=1)
+    start = server.clock.now()
+    harness.run_until(start + 30)
+    server.add_moderator(SUB, server.bot)
+    harness.run_until(start + 0.05 * 3600 + 120)
+    assert (2, True) == (
+        server.count("POST", f"/r/{SUB}/api/wiki/edit"),
+        "Kara" in (server.wiki_page(SUB, PAGE) or ""),
+    )
+
+
+def test_the_roster_shows_each_thread_s_initiative_and_conditions(server: FakeReddit, live) -> None:
+    """A GM's fight in a thread goes on the wiki page: order, whose turn, conditions."""
+    harness = live(f'wiki_page = "{PAGE}"\n', sheets=[sheet("Kara", owner="kara_p")])
+    thread = server.submit(
+        SUB, "gm", "Ambush", "[[init add Goblin 14]] [[init add Kara 9]] [[next]]"
+    )
+    server.comment(thread, "gm", "[[init effect Kara stunned 2]]")
+    harness.run_until_settled()
+    page = server.wiki_page(SUB, PAGE) or ""
+    assert (True, True, True) == (
+        "## Initiative" in page,
+        "round 1, **Goblin**'s turn; then Kara" in page,
+        "2. 9: Kara · *stunned* until round 3" in page,
+    )
 
 
 def test_a_5xx_on_the_wiki_is_retried_next_cycle(server: FakeReddit, live) -> None:

@@ -556,6 +556,24 @@ class FakeReddit:
             self._accounts[name.lower()] = account
             return f"t2_{account.id}"
 
+    def passwords(self) -> dict[str, str]:
+        """Every account's username and password (a local trial prints them)."""
+        with self._lock:
+            return {account.name: account.password for account in self._accounts.values()}
+
+    def moderators_of(self, sub: str) -> list[str]:
+        """The moderators of r/``sub``, as named when added."""
+        with self._lock:
+            return list(self._subreddit(sub).moderators)
+
+    def add_moderator(self, sub: str, name: str) -> None:
+        """Make ``name`` (given an account if new) a moderator of r/``sub``."""
+        with self._lock:
+            self._ensure_user(name)
+            moderators = self._subreddit(sub).moderators
+            if name.lower() not in (m.lower() for m in moderators):
+                moderators.append(name)
+
     def add_subreddit(
         self,
         name: str,

@@ -71,11 +71,12 @@ class ChangeSet:
         first: dict[tuple[str, str], tuple[Table, dict[str, Any] | None]] = {}
         for table, key, before in self._undo:
             first.setdefault((str(getattr(table, "name", "")), key), (table, before))
-        return [
-            (name, key, before, table.get(key))
-            for (name, key), (table, before) in first.items()
-            if before != table.get(key)
-        ]
+        written = []
+        for (name, key), (table, before) in first.items():
+            after = table.get(key)
+            if before != after:
+                written.append((name, key, before, after))
+        return written
 
     def rollback(self) -> None:
         """Put back every record written since the last commit, newest first."""
@@ -131,3 +132,8 @@ class TrackedTable:
 
     def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
         return self._table.items()
+
+    def newest(self) -> Iterator[str]:
+        """The keys, most recently first put first, if the table keeps that order (posts)."""
+        newest = getattr(self._table, "newest", None)
+        return newest() if newest is not None else reversed(list(self._table.keys()))

@@ -94,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="AMENDMENTS",
         help='amendments, e.g. "named, tough 2, move Mind Trick to d8, force"',
     )
+    _format_option(approve)
 
     add = commands.add_parser("import", help="add a character from a sheet file, as a GM")
     add.add_argument("sheet", type=Path, help="a sheet in the [[apply]] text format")
@@ -106,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     failures.add_argument(
         "--retry", metavar="POST", help="referee this failed post again, after a fix (t1_abc)"
     )
+    _format_option(failures)
 
     history = commands.add_parser(
         "history", help="list recorded rolls from the ledger, streamed (all, or filtered)"
@@ -412,7 +414,7 @@ def cmd_failures(args: argparse.Namespace) -> int:
         with Campaign.open(args.campaign) as campaign:
             gms = [SHELL_GM, *stored_moderators(campaign.store)]
             outcome = retry_failure(Referee(campaign, gms=gms), safe_text(args.retry))
-        sys.stdout.write(outcome.text)
+        sys.stdout.write(_shown(outcome.text, args, sys.stdout))
         if outcome.failed:
             print(
                 f"referee: {args.retry} failed again; `referee failures` shows the error.",
@@ -447,8 +449,8 @@ def _shell_post(body: str) -> Post:
     return Post(f"cli_{int(now * 1000):x}", "t3_shell", SHELL_GM, body, now)
 
 
-def _report(outcome: Outcome) -> int:
-    sys.stdout.write(outcome.text)
+def _report(outcome: Outcome, args: argparse.Namespace) -> int:
+    sys.stdout.write(_shown(outcome.text, args, sys.stdout))
     return EXIT_TAG_ERRORS if outcome.problems or outcome.failed else EXIT_OK
 
 
@@ -457,7 +459,7 @@ def cmd_approve(args: argparse.Namespace) -> int:
     with Campaign.open(args.campaign) as campaign:
         referee = Referee(campaign, gms=[SHELL_GM])
         body = safe_text(f"[[approve {args.name}{amendments}]]")
-        return _report(referee.referee(_shell_post(body)))
+        return _report(referee.referee(_shell_post(body)), args)
 
 
 def cmd_import(args: argparse.Namespace) -> int:

@@ -197,14 +197,12 @@ def resolve_history(request: ShowHistory, context: Context, dice: DiceSource) ->
     name = str(context.roster.record(key)["name"])
     if key in context.roster.hidden and not context.sees_hidden:
         raise Forbidden(_GM_ONLY.format(name=name))
-    posts = context.table("posts")
+    posts = context.changes.table("posts")  # tracked: it keeps the newest-first order
     voids = context.table("voids")
     lines: list[HistoryLine] = []
     scanned = 0
-    newest = getattr(posts, "newest", None)
-    keys = newest() if newest is not None else reversed(list(posts.keys()))
     complete = True
-    for fullname in keys:
+    for fullname in posts.newest():
         if scanned >= HISTORY_SCAN:
             complete = False
             break

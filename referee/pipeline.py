@@ -330,7 +330,9 @@ class Referee:
         if verdict.kind in LOOKUP_KINDS:  # looked something up: no roll of anyone's
             return []
         roster = context.roster
-        found = names_in(verdict.tag.text, roster.known_names, roster.resolve_first)
+        found = names_in(
+            verdict.tag.text, roster.known_names, roster.resolve_first, roster.name_starts
+        )
         for table, key, _, after in verdict.writes:
             if table == "characters" and after is not None and key not in found:
                 found.append(key)
@@ -548,12 +550,14 @@ def verdict_for(
             "internal error on post=%s tag=%d %r", context.post.fullname, tag.index, tag.text
         )
         return Verdict(tag, rid, "problem", problem=INTERNAL_PROBLEM)
-    written = context.changes.written()
+    written = context.changes.written() if context.changes.pending else []
     if written:  # what a GM does in private stays known to the GMs (referee.visibility)
         table = context.table(visibility.TABLE)
+        pending = context.changes.pending
         for key in visibility.after_private_tag(table, written, private=context.private):
             context.roster.hide(key, True)
-        written = context.changes.written()
+        if context.changes.pending != pending:
+            written = context.changes.written()
     context.changes.commit()
     return Verdict(
         tag,

@@ -89,6 +89,7 @@ class Roster:
         self._index = NameIndex(self._table.keys())
         self._names: frozenset[str] | None = None  # made when first asked, kept until a change
         self._everything: NameIndex | None = None  # characters and crafts, at the first typo
+        self._starts: tuple[frozenset[str], frozenset[str]] | None = None  # see name_starts
         self._hidden = (
             hidden_keys(self._visibility) if self._visibility is not None else frozenset()
         )
@@ -107,6 +108,14 @@ class Roster:
 
     def _suggestable(self, key: str) -> bool:
         return self.sees_hidden or key not in self._hidden
+
+    @property
+    def name_starts(self) -> frozenset[str]:
+        """The first words of every character's name (which words may start a name)."""
+        names = self.known_names
+        if self._starts is None or self._starts[0] is not names:
+            self._starts = (names, frozenset(name.split(" ", 1)[0] for name in names))
+        return self._starts[1]
 
     @property
     def known_names(self) -> frozenset[str]:
@@ -272,6 +281,14 @@ class Context:
     def table(self, name: str) -> Table:
         """The store table ``name``, its writes tracked in the tag's change set."""
         return self.changes.table(name)
+
+    @property
+    def name_starts(self) -> frozenset[str]:
+        """The first words of every character's name (which words may start a name)."""
+        names = self.known_names
+        if self._starts is None or self._starts[0] is not names:
+            self._starts = (names, frozenset(name.split(" ", 1)[0] for name in names))
+        return self._starts[1]
 
     @property
     def known_names(self) -> frozenset[str]:

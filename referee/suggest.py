@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from referee.errors import TagError
+from referee.errors import UserError
 
 if TYPE_CHECKING:
     from referee.system import Verb
@@ -72,7 +72,7 @@ def _fits(verb: Verb, rest: str, context: ParseContext) -> bool:
     """Whether ``verb``'s parser reads ``rest`` (its own rules, its own limits)."""
     try:
         verb.parse(rest, context)
-    except TagError:
+    except UserError:  # TagError, or a number a parser's read_int refused
         return False
     return True
 

@@ -200,9 +200,13 @@ def find_tags(body: str, limits: Limits = DEFAULT_LIMITS) -> TagScan:
     near: list[str] = []
     for block in _readable_blocks(body):
         visible = _visible_text(block)
-        texts.extend(text for match in _TAG.finditer(visible) if (text := match.group(1).strip()))
+        matches = list(_TAG.finditer(visible))
+        texts.extend(text for match in matches if (text := match.group(1).strip()))
         if "[" in visible and len(near) < MAX_NEAR_MISSES:
-            near.extend(_near_misses(_TAG.sub(" ", visible)))
+            # What is left once the tags are taken out, each tag read as a space.
+            ends = [0, *(edge for match in matches for edge in match.span()), len(visible)]
+            rest = " ".join(visible[ends[i] : ends[i + 1]] for i in range(0, len(ends), 2))
+            near.extend(_near_misses(rest))
     cap = limits.max_tags_per_post
     refused = max(0, len(texts) - cap)
     problem = None

@@ -32,7 +32,10 @@ TABLE = "visibility"  # character key -> {"hidden": true} or {"public_sheet": sh
 
 # Columns of a system's `referee characters` rows a player sees of an NPC whose stats
 # are hidden: who it is and how it stands, never its numbers.
-_PUBLIC_COLUMNS = frozenset({"name", "kind", "owner", "approved", "state", "wounds", "status"})
+_PUBLIC_COLUMNS = frozenset(
+    {"name", "kind", "owner", "approved", "state", "status", "wounds", "health", "harm", "hp"}
+    | {"stress", "condition", "conditions"}
+)
 
 
 def hidden_keys(table: Table) -> frozenset[str]:

@@ -131,3 +131,19 @@ def test_npc_stats_hidden_in_an_edge_roster_shows_counters_not_stats(open_campai
     )
     text = _post(referee, "[[roster]]", "t1_r")
     assert "| Raider Boss | - |" in text and "hard +2" not in text
+
+
+def test_npc_stats_hidden_in_a_system_whose_roster_does_not_read_it(open_campaign) -> None:
+    """hits' roster.md.j2 knows nothing of npc_stats: the core lists its NPCs by name and
+    health only, and leaves them out of the system's own table."""
+    from referee.campaign import load_sheets
+    from referee.testing.campaign import REPO_DATA
+
+    sheets = load_sheets(REPO_DATA / "demos" / "hits" / "characters.toml")
+    referee = Referee(
+        open_campaign(sheets, system="hits", extra_config='[roster]\nnpc_stats = "hidden"\n')
+    )
+    text = _post(referee, "[[roster]] [[sheet Gate Warden]]", "t1_r", author="kara_plays")
+    assert "## The GM's characters (stats known to the GMs)" in text
+    assert "| Gate Warden | npc | \\- | yes | 18&#47;18 | 0 |" in text
+    assert "body 5 talent 3" not in text

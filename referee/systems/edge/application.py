@@ -30,6 +30,7 @@ from typing import Any
 
 from referee.errors import StoreError, UserError
 from referee.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
+from referee.sheets import key_value_lines
 from referee.systems.changes import Change
 
 from .moves import Actor, Table
@@ -38,7 +39,6 @@ from .sheet import ADVANTAGE_MIN, Sheet, State, sheet_problems, state_problems
 
 RECORD_VERSION = 1
 MAX_SHEET_LINES = 40
-_LINE = re.compile(r"^\s*([^:=]+?)\s*[:=]\s*(.*?)\s*$")
 _KINDS = ("pc", "npc")
 
 SHEET_FORM = (
@@ -97,20 +97,10 @@ class EdgeSheet:
 
     def parse(self, text: str, limits: Limits = DEFAULT_LIMITS, kind: str = "pc") -> dict[str, Any]:
         """A sheet's text as a record of ``kind``; UserError naming every line it cannot read."""
-        lines = text.splitlines()
-        if len(lines) > MAX_SHEET_LINES:
-            raise UserError(f"A sheet has at most {MAX_SHEET_LINES} lines. {SHEET_FORM}")
         record: dict[str, Any] = {"kind": kind, "stats": {}}
         problems: list[str] = []
-        for number, line in enumerate(lines, start=1):
-            line = line.split("#", 1)[0]
-            if not line.strip():
-                continue
-            match = _LINE.match(line)
-            if match is None:
-                problems.append(f"Line {number} is not `key: value`.")
-                continue
-            key, value = " ".join(match.group(1).split()).casefold(), match.group(2)
+        for line in key_value_lines(text, SHEET_FORM, MAX_SHEET_LINES, problems):
+            number, key, value = line.number, line.key, line.value
             if len(key) > limits.max_name_chars:
                 problems.append(
                     f"Line {number}: a key has at most {limits.max_name_chars} letters."

@@ -30,6 +30,7 @@ from typing import Any
 
 from referee.errors import StoreError, UserError
 from referee.limits import DEFAULT_LIMITS, Limits, is_visible
+from referee.sheets import key_value_lines
 from referee.systems.trikus.state import (
     STATE_VERSION,
     Character,
@@ -42,7 +43,6 @@ from referee.systems.trikus.state import (
 
 MAX_SHEET_LINES = 40
 MAX_ITEMS = 20
-_LINE = re.compile(r"^\s*([^:=]+?)\s*[:=]\s*(.*?)\s*$")
 _ITEM = re.compile(r"^(?P<name>[^()]+?)\s*\((?P<traits>[^()]*)\)$")
 _TRAITS = ", ".join(t.value for t in Trait)
 
@@ -99,24 +99,13 @@ class TrikusSheet:
                 "A trikus campaign keeps only player characters: the GM's side is a pool of "
                 "dice set when the GM opens a test or a fight."
             )
-        lines = text.splitlines()
-        if len(lines) > MAX_SHEET_LINES:
-            raise UserError(f"A sheet has at most {MAX_SHEET_LINES} lines. {SHEET_FORM}")
         record: dict[str, Any] = {"kind": "pc", "equipment": [], "allies": []}
         problems: list[str] = []
-        for number, line in enumerate(lines, start=1):
-            line = line.split("#", 1)[0]
-            if not line.strip():
-                continue
-            match = _LINE.match(line)
-            if match is None:
-                problems.append(f"Line {number} is not `key: value`.")
-                continue
-            key, value = match.group(1).strip().casefold(), match.group(2)
+        for line in key_value_lines(text, SHEET_FORM, MAX_SHEET_LINES, problems):
             try:
-                self._read(record, key, value, limits)
+                self._read(record, line.key, line.value, limits)
             except UserError as error:
-                problems.append(f"Line {number}: {error.message}")
+                problems.append(f"Line {line.number}: {error.message}")
         for key in ("name", "tier"):
             if key not in record:
                 problems.append(f"The sheet has no `{key}:` line.")

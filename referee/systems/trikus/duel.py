@@ -270,6 +270,35 @@ def throw(
     return new, tuple(voided)
 
 
+def _value(pair: PairState, side: Side) -> int | None:
+    return pair.gm if side is Side.GM else pair.player
+
+
+def _took_control(
+    before: DuelState,
+    after: DuelState,
+    i: int,
+    die: int | None,
+    side: Side,
+    threshold: int | None,
+    made: int,
+    rulings: Rulings,
+) -> bool:
+    """Whether ``side``'s ``die`` just took or raised its control of pair ``i`` and shows at
+    least ``threshold``, with fewer than R-22's Negotiations (``made``) proposed there."""
+    pair, old = after.pairs[i], before.pairs[i]
+    return (
+        threshold is not None
+        and die is not None
+        and after.ends[i] is PairEnd.LIVE
+        and made < rulings.negotiations_per_test
+        and pair.control is side
+        and die == _value(pair, side)
+        and die > (_value(old, side) or 0)
+        and die >= threshold
+    )
+
+
 def negotiation_due(
     before: DuelState,
     after: DuelState,
@@ -279,23 +308,33 @@ def negotiation_due(
     rulings: Rulings,
 ) -> bool:
     """Whether player ``i`` proposes a reroll of the GM die that just took or raised control."""
-    pair, old = after.pairs[i], before.pairs[i]
-    return (
-        entrant.negotiate is not None
-        and gm_die is not None
-        and after.ends[i] is PairEnd.LIVE
-        and after.proposals[i] < rulings.negotiations_per_test
-        and pair.control is Side.GM
-        and gm_die == pair.gm
-        and gm_die > (old.gm or 0)
-        and gm_die >= entrant.negotiate
-    )
+    made = after.proposals[i]
+    return _took_control(before, after, i, gm_die, Side.GM, entrant.negotiate, made, rulings)
 
 
 def propose(state: DuelState, i: int) -> DuelState:
     """Count player ``i``'s proposal (made whether or not the GM agrees)."""
     proposals = tuple(n + (1 if j == i else 0) for j, n in enumerate(state.proposals))
     return replace(state, proposals=proposals)
+
+
+def _relanded(
+    before: DuelState,
+    after: DuelState,
+    i: int,
+    rerolled: Side,
+    other_die: int | None,
+    new_value: int,
+    together: Side,
+) -> DuelState:
+    """Pair ``i`` with ``rerolled``'s last die replaced by ``new_value``, landing after the
+    other side's die of the same throw."""
+    if rerolled is Side.GM:
+        pair = land(land(before.pairs[i], None, other_die, together), new_value, None, together)
+    else:
+        pair = land(land(before.pairs[i], other_die, None, together), None, new_value, together)
+    pairs = tuple(pair if j == i else p for j, p in enumerate(after.pairs))
+    return replace(after, pairs=pairs)
 
 
 def reroll(
@@ -307,9 +346,7 @@ def reroll(
     together: Side,
 ) -> DuelState:
     """Player ``i``'s pair with the GM's last die replaced by ``new_value`` (landing later)."""
-    pair = land(land(before.pairs[i], None, player_die, together), new_value, None, together)
-    pairs = tuple(pair if j == i else p for j, p in enumerate(after.pairs))
-    return replace(after, pairs=pairs)
+    return _relanded(before, after, i, Side.GM, player_die, new_value, together)
 
 
 def gm_negotiation_due(
@@ -324,17 +361,9 @@ def gm_negotiation_due(
 
     Not in a pair whose GM die the player already had rerolled in this throw.
     """
-    pair, old = after.pairs[i], before.pairs[i]
-    return (
-        entrant.gm_negotiate is not None
-        and player_die is not None
-        and after.ends[i] is PairEnd.LIVE
-        and after.gm_proposals[i] < rulings.negotiations_per_test
-        and after.proposals[i] == before.proposals[i]
-        and pair.control is Side.PLAYER
-        and player_die == pair.player
-        and player_die > (old.player or 0)
-        and player_die >= entrant.gm_negotiate
+    made = after.gm_proposals[i]
+    return after.proposals[i] == before.proposals[i] and _took_control(
+        before, after, i, player_die, Side.PLAYER, entrant.gm_negotiate, made, rulings
     )
 
 
@@ -347,10 +376,9 @@ def gm_reroll(
     together: Side,
 ) -> DuelState:
     """Pair ``i`` with the player's last die replaced by ``new_value`` (landing later)."""
-    pair = land(land(before.pairs[i], gm_die, None, together), None, new_value, together)
-    pairs = tuple(pair if j == i else p for j, p in enumerate(after.pairs))
+    relanded = _relanded(before, after, i, Side.PLAYER, gm_die, new_value, together)
     counted = tuple(n + (1 if j == i else 0) for j, n in enumerate(after.gm_proposals))
-    return replace(after, pairs=pairs, gm_proposals=counted)
+    return replace(relanded, gm_proposals=counted)
 
 
 def together_side(rulings: Rulings) -> Side:

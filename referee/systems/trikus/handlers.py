@@ -16,6 +16,7 @@ Every write goes through the context, so a refused tag changes nothing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -28,14 +29,15 @@ from referee.system import Resolution
 from .changes import Change, apply
 from .combat import Blow, RoundResult, resolve_round, start_fight
 from .duel import Boom, Duel, PendingNegotiation
-from .opposed import ReplayThen, TestResult, resolve_test
+from .opposed import ReplayThen, TestResult, check_gm_negotiate, resolve_test
 from .opposed import overturn as overturn_test
 from .party import load_party, put_thread_state, save_party, thread_state
 from .policy import Policy, commit, parse_policy
+from .pvp import duel_problems, resolve_pvp
 from .resources import Outcome
 from .rulings import Rulings
 from .state import Character, Fight, Party
-from .tags import Answer, Bare, Declare, Difficulty, Open
+from .tags import Answer, Bare, Declare, Difficulty, Go, Open
 
 OPEN_FIRST = (
     "No test or fight is open in this thread. The GM opens one with "
@@ -103,6 +105,7 @@ class Played:
     fight_over: bool = False
     sat_out: tuple[str, ...] = ()  # undeclared players who could not join by default
     opened_next: tuple[str, ...] = ()  # who declares for the next round
+    gm_name: str = "GM"  # who holds the GM's place: the second player in a duel
 
     @property
     def booms(self) -> tuple[Boom, ...]:
@@ -111,6 +114,14 @@ class Played:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(e.name for e in self.duel.entrants) if self.duel else ()
+
+
+@dataclass(frozen=True)
+class Fought:
+    """``go all``: the rounds played in one post, and whether the fight goes on."""
+
+    rounds: tuple[Played, ...]
+    more: bool  # stopped after MAX_ROUNDS_AT_ONCE rounds, the fight not over
 
 
 @dataclass(frozen=True)
@@ -125,6 +136,7 @@ class Opened:
     difficulty: int | None = None
     opponent: str = ""
     master: bool = False
+    gm_negotiate: int | None = None  # players who accept may be asked to reroll a die >= it
 
 
 @dataclass(frozen=True)
@@ -189,8 +201,11 @@ def resolve_open(request: Open, context: Context, dice: DiceSource) -> Resolutio
         }
         fight = start_fight(request.gm_dice, request.allies, difficulty, master, context.limits)
         save_party(context, party, replace(party, fight=fight))
-    else:
+    elif request.kind == "test":
         start_fight(request.gm_dice, limits=context.limits)  # the same check of the GM's pool
+    if request.gm_negotiate is not None and request.kind == "duel":
+        raise RuleViolation("In a duel between players the GM proposes no Negotiation.")
+    check_gm_negotiate(request.gm_negotiate, _rulings(context))
     record["open"] = {
         "kind": request.kind,
         "gm_dice": request.gm_dice,
@@ -198,6 +213,7 @@ def resolve_open(request: Open, context: Context, dice: DiceSource) -> Resolutio
         "declarations": {},
         "stakes": request.stakes,
         "round": 1,
+        "gm_negotiate": request.gm_negotiate,
     }
     put_thread_state(context, record)
     return Resolution(
@@ -211,6 +227,7 @@ def resolve_open(request: Open, context: Context, dice: DiceSource) -> Resolutio
             difficulty,
             request.opponent,
             master,
+            request.gm_negotiate,
         ),
     )
 
@@ -244,6 +261,11 @@ def resolve_declare(request: Declare, context: Context, dice: DiceSource) -> Res
         )
     party = load_party(context)
     fight = open_["kind"] == "fight"
+    if open_["kind"] == "duel":
+        second = open_["participants"].index(name) == 1
+        problems = duel_problems(request.policy, name, second)
+        if problems:
+            raise RuleViolation("; ".join(problems) + ".")
     others = tuple(n for n in open_["participants"] if n != name)
     commit(
         request.policy,
@@ -261,14 +283,47 @@ def resolve_declare(request: Declare, context: Context, dice: DiceSource) -> Res
     return _play_open(context, {**record, "open": open_}, dice)
 
 
-def resolve_go(request: Bare, context: Context, dice: DiceSource) -> Resolution:
-    """The GM resolves the open test or round now; missing declarations take the defaults."""
+def resolve_go(request: Go, context: Context, dice: DiceSource) -> Resolution:
+    """The GM resolves the open test or round now; missing declarations take the defaults.
+
+    ``go all`` plays a fight round after round to its end (or to a Negotiation the GM
+    must answer): each player's standing choices (attack/defend, escape, negotiate,
+    lose, accept) carry over; one-round resources (Morale, Empowerment, Light, items)
+    are spent in the round they were declared for only.
+    """
     record = thread_state(context)
     if record.get("waiting"):
         _check_free(record)
     if not record.get("open"):
         raise RuleViolation(OPEN_FIRST)
-    return _play_open(context, record, dice)
+    if not request.whole:
+        return _play_open(context, record, dice)
+    if record["open"]["kind"] != "fight":
+        raise RuleViolation("[[go all]] plays a fight to its end; a test resolves with [[go]].")
+    carried = {n: _standing_words(w) for n, w in record["open"]["declarations"].items()}
+    rounds: list[Played] = []
+    changes: list[Change] = []
+    for _ in range(MAX_ROUNDS_AT_ONCE):
+        resolution = _play_open(context, record, dice)
+        rounds.append(resolution.result)
+        changes.extend(resolution.changes)
+        record = thread_state(context)
+        following = record.get("open")
+        if record.get("waiting") or not following or following["kind"] != "fight":
+            break
+        declarations = {n: carried.get(n, "") for n in following["participants"]}
+        record = {**record, "open": {**following, "declarations": declarations}}
+    more = bool(record.get("open")) and not record.get("waiting")
+    return Resolution("fight", Fought(tuple(rounds), more), None, tuple(changes))
+
+
+MAX_ROUNDS_AT_ONCE = 20  # a fight with Combat Difficulty can drag on; the GM goes on after
+_STANDING = ("attack", "defend", "escape", "negotiate", "lose", "accept")
+
+
+def _standing_words(words: str) -> str:
+    """The words of a declaration that stand for the whole fight (not its one-round dice)."""
+    return " ".join(w for w in words.split() if re.split("[=:]", w)[0].casefold() in _STANDING)
 
 
 def resolve_test_tag(request: Declare, context: Context, dice: DiceSource) -> Resolution:
@@ -324,10 +379,21 @@ def _play_open(context: Context, record: dict[str, Any], dice: DiceSource) -> Re
     declarations = _declarations(open_)
     if open_["kind"] == "fight":
         return _play_round(context, rest, dice, open_, declarations)
+    if open_["kind"] == "duel":
+        return _play_duel(context, rest, dice, open_, declarations)
     party = load_party(context)
     kept, out = _fill_defaults(party, declarations, set(open_["declarations"]), _rulings(context))
     kept += [(name, "opt-out") for name in out]
-    return _play_test(context, rest, dice, open_["gm_dice"], kept, open_["stakes"], out)
+    return _play_test(
+        context,
+        rest,
+        dice,
+        open_["gm_dice"],
+        kept,
+        open_["stakes"],
+        out,
+        gm_negotiate=open_.get("gm_negotiate"),
+    )
 
 
 def _policies(declarations: list[tuple[str, str]], context: Context) -> list[tuple[str, Policy]]:
@@ -343,6 +409,7 @@ def _play_test(
     stakes: str,
     sat_out: tuple[str, ...] = (),
     answers: tuple[bool, ...] = (),
+    gm_negotiate: int | None = None,
 ) -> Resolution:
     rulings = _rulings(context)
     party = load_party(context)
@@ -354,6 +421,7 @@ def _play_test(
         rulings,
         answers,
         context.limits,
+        gm_negotiate=gm_negotiate,
     )
     words = dict(declarations)
     if result.pending is not None:
@@ -365,6 +433,7 @@ def _play_test(
             "stakes": stakes,
             "draws": list(result.duel.draws),
             "answers": list(answers),
+            "gm_negotiate": gm_negotiate,
         }
         put_thread_state(context, record)
         return Resolution("test", _played_test(result, words, stakes, party, sat_out))
@@ -379,11 +448,35 @@ def _play_test(
         "answers": list(answers),
         "party": party.to_dict(),
         "overturned": False,
+        "gm_negotiate": gm_negotiate,
     }
     put_thread_state(context, record)
     played = _played_test(result, words, stakes, after, sat_out)
     chance = played.takings[0].chance if len(played.takings) == 1 else None
     return Resolution("test", played, chance, result.changes)
+
+
+def _play_duel(
+    context: Context,
+    record: dict[str, Any],
+    dice: DiceSource,
+    open_: dict[str, Any],
+    declarations: list[tuple[str, str]],
+) -> Resolution:
+    """Two players against each other (§3.2): both strike a line; one succeeds."""
+    party = load_party(context)
+    result = resolve_pvp(
+        party, _policies(declarations, context), dice, _rulings(context), context.limits
+    )
+    after = apply(party, result.changes)
+    save_party(context, party, after)
+    record.pop("last", None)  # overturn is for tests against the GM
+    put_thread_state(context, record)
+    played = replace(
+        _played_test(result, dict(declarations), open_["stakes"], after, ()),
+        gm_name=declarations[1][0],
+    )
+    return Resolution("test", played, None, result.changes)
 
 
 def _played_test(
@@ -446,7 +539,9 @@ def _play_round(
             raise RuleViolation("Nobody can fight: every player named is exhausted.")
     else:
         declarations = [(n, w) for n, w in declarations if n in open_["declarations"]]
-    result = resolve_round(party, fight, _policies(declarations, context), dice, rulings, answers)
+    policies = _policies(declarations, context)
+    gm_negotiate = open_.get("gm_negotiate")
+    result = resolve_round(party, fight, policies, dice, rulings, answers, True, gm_negotiate)
     words = dict(declarations)
     if result.pending is not None:
         record["waiting"] = {
@@ -541,6 +636,7 @@ def resolve_answer(request: Answer, context: Context, dice: DiceSource) -> Resol
         declarations,
         waiting["stakes"],
         answers=answers,
+        gm_negotiate=waiting.get("gm_negotiate"),
     )
 
 
@@ -576,6 +672,7 @@ def resolve_overturn(request: Bare, context: Context, dice: DiceSource) -> Resol
         tuple(last["answers"]),
         context.limits,
         with_odds=False,
+        gm_negotiate=last.get("gm_negotiate"),
     )
     party = load_party(context)
     if _people(apply(before, replayed.changes)) != _people(party):

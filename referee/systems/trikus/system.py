@@ -55,11 +55,12 @@ VERBS = (
     ),
     _verb(
         "go",
-        tags.bare_parser("[[go]]"),
+        tags.parse_go,
         handlers.resolve_go,
-        "[[go]]",
-        form="go",
-        help="GM: resolves the open test or round now; undeclared players take the defaults",
+        tags.GO_USAGE,
+        form="go [all]",
+        help="GM: resolves the open test or round now (defaults for the undeclared); "
+        "go all: a fight to its end",
         example="go",
         gm_only="resolve a test before every player has declared",
     ),

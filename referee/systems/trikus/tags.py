@@ -3,7 +3,8 @@
 Forms (a character's name may have spaces; the campaign's names are known)::
 
     open test 2 Kara, Zuzia "Success: the gate opens. Failure: the alarm sounds."
-    open fight 3 Kara, Zuzia allies=Trooper,Droid difficulty=3 vs Darth Vex
+    open duel Kara, Zuzia "Success: Kara keeps the holocron."
+    open fight 3 Kara, Zuzia allies=Trooper,Droid difficulty=3 negotiate=9 vs Darth Vex
     declare Kara line=1 morale=1 light=1 escape=1,8 negotiate=9 defend:Zuzia
     test Kara morale=1            test Kara vs 2 line=2   (vs: the GM's difficulty)
     go        answer yes|no       difficulty 2|off        overturn      refresh
@@ -27,7 +28,10 @@ from .policy import USAGE as POLICY_WORDS
 from .policy import Policy, parse_policy
 from .state import LineStatus
 
-OPEN_USAGE = '[[open test 2 Kara, Zuzia "stakes"]] or [[open fight 3 Kara, Zuzia difficulty=3]]'
+OPEN_USAGE = (
+    '[[open test 2 Kara, Zuzia "stakes"]], [[open fight 3 Kara, Zuzia difficulty=3]] '
+    "or [[open duel Kara, Zuzia]]"
+)
 DECLARE_USAGE = f"[[declare Kara line=1 morale=1]] (words: {POLICY_WORDS})"
 TEST_USAGE = "[[test Kara morale=1]], or as the GM [[test Kara vs 2]]"
 ANSWER_USAGE = "[[answer yes]] or [[answer no]]"
@@ -55,13 +59,14 @@ _MAX_STAKES = 300
 class Open:
     """``open``: the GM opens a test or a fight in the thread."""
 
-    kind: str  # "test" or "fight"
-    gm_dice: int
+    kind: str  # "test", "fight" or "duel" (two players against each other)
+    gm_dice: int  # 0 for a duel between players
     names: tuple[str, ...]
     stakes: str = ""
     allies: tuple[str, ...] = ()  # the GM's named allies (fights)
     difficulty: int | None = None  # Combat Difficulty (fights); None: the basic rules
     opponent: str = ""  # the NPC fought (a GM-marked master triggers the sacrifice)
+    gm_negotiate: int | None = None  # the GM proposes a reroll of a player's die >= this
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,13 @@ class Declare:
 @dataclass(frozen=True)
 class Bare:
     """A verb with no argument: ``go``, ``overturn``, ``refresh``."""
+
+
+@dataclass(frozen=True)
+class Go:
+    """``go`` (the open test or round now) or ``go all`` (a fight to its end)."""
+
+    whole: bool = False
 
 
 @dataclass(frozen=True)
@@ -150,12 +162,18 @@ def parse_open(rest: str, context: ParseContext) -> Open:
         raise TagError(f"The stakes are at most {_MAX_STAKES} characters.", OPEN_USAGE)
     text = _QUOTED.sub(" ", rest)
     words = text.split()
-    if len(words) < 3 or words[0].casefold() not in ("test", "fight"):
+    kind = words[0].casefold() if words else ""
+    if kind == "duel" and len(words) >= 2:
+        names = _names(" ".join(words[1:]), context, OPEN_USAGE)
+        if len(names) != 2:
+            raise TagError("A duel between players names two characters.", OPEN_USAGE)
+        return Open(kind, 0, names, stake)
+    if len(words) < 3 or kind not in ("test", "fight"):
         raise TagError(
-            "Write test or fight, the GM's dice (the difficulty), then the characters.",
+            "Write test or fight, the GM's dice (the difficulty), then the characters; "
+            "or duel and two characters.",
             OPEN_USAGE,
         )
-    kind = words[0].casefold()
     gm_dice = _small(words[1], "The GM's pool", OPEN_USAGE)
     body = " ".join(words[2:])
     opponent = ""
@@ -164,6 +182,7 @@ def parse_open(rest: str, context: ParseContext) -> Open:
         opponent = name_argument(after, "opponent", OPEN_USAGE, context.limits)
     allies: tuple[str, ...] = ()
     difficulty: int | None = None
+    gm_negotiate: int | None = None
     kept: list[str] = []
     for word in body.split():
         key, sep, value = word.partition("=")
@@ -176,12 +195,14 @@ def parse_open(rest: str, context: ParseContext) -> Open:
             )
         elif kind == "fight" and folded == "difficulty":
             difficulty = _small(value, "Combat Difficulty", OPEN_USAGE, 20) if sep else 0
+        elif folded == "negotiate" and sep:
+            gm_negotiate = _small(value, "The GM's Negotiation threshold", OPEN_USAGE, 10)
         elif sep:
             raise TagError(f"'{shorten(word)}' is not an option of open {kind}.", OPEN_USAGE)
         else:
             kept.append(word)
     names = _names(" ".join(kept), context, OPEN_USAGE)
-    return Open(kind, gm_dice, names, stake, allies, difficulty, opponent)
+    return Open(kind, gm_dice, names, stake, allies, difficulty, opponent, gm_negotiate)
 
 
 def _split(rest: str, context: ParseContext, usage: str) -> tuple[str, str]:
@@ -227,6 +248,16 @@ def bare_parser(usage: str) -> Callable[[str, ParseContext], Bare]:
         return Bare()
 
     return parse
+
+
+GO_USAGE = "[[go]], or [[go all]] to play a fight to its end"
+
+
+def parse_go(rest: str, context: ParseContext) -> Go:
+    word = rest.strip().casefold()
+    if word in ("", "all"):
+        return Go(word == "all")
+    raise TagError(f"Write go, or go all, not '{shorten(rest)}'.", GO_USAGE)
 
 
 def parse_answer(rest: str, context: ParseContext) -> Answer:

@@ -7,13 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.batch import load_thread
 from referee.campaign import Campaign
 from referee.cli import main
-from referee.resolve import verbs_for
 from referee.roster import RosterRenderer, roster_view
 from referee.systems.edge.system import SYSTEM
-from referee.tags import find_tags
+from referee.testing.demos import every_verb, ledger_rows, thread_verbs
 
 DEMO = Path(__file__).resolve().parents[3] / "data" / "demos" / "edge"
 
@@ -32,19 +30,9 @@ def _batch(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
     return captured.out, captured.err
 
 
-def _ledger_rows(folder: Path) -> int:
-    return len((folder / "store.ledger.jsonl").read_text(encoding="utf-8").splitlines())
-
-
 def test_the_demo_thread_uses_every_verb() -> None:
     """Every verb of an edge campaign (its own and the core's) appears in a tag of the thread."""
-    table = verbs_for(SYSTEM)
-    used = {
-        table[tag.text.split()[0].casefold()].name
-        for post in load_thread(DEMO / "thread.json").posts
-        for tag in find_tags(post.body).tags
-    }
-    assert {verb.name for verb in table.values()} == used
+    assert every_verb(SYSTEM) == thread_verbs(DEMO / "thread.json", SYSTEM)
 
 
 def test_the_demo_batch_is_deterministic_and_records_nothing_twice(
@@ -52,9 +40,9 @@ def test_the_demo_batch_is_deterministic_and_records_nothing_twice(
 ) -> None:
     """A second run prints the same replies and adds no ledger row."""
     first, first_err = _batch(demo, capsys)
-    rows = _ledger_rows(demo)
+    rows = ledger_rows(demo)
     second, second_err = _batch(demo, capsys)
-    assert (first, rows) == (second, _ledger_rows(demo))
+    assert (first, rows) == (second, ledger_rows(demo))
     assert "0 new roll(s)" in second_err and "0 new roll(s)" not in first_err
 
 

@@ -7,13 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.batch import load_thread
 from referee.campaign import Campaign
 from referee.cli import main
-from referee.resolve import verbs_for
 from referee.roster import RosterRenderer, roster_view
 from referee.systems.trikus.system import SYSTEM
-from referee.tags import find_tags
+from referee.testing.demos import every_verb, ledger_rows, thread_verbs
 
 DEMO = Path(__file__).resolve().parents[3] / "data" / "demos" / "trikus"
 SECRET = "trikus-demo-0"  # README: with this secret the batch shows every mechanic
@@ -35,19 +33,13 @@ def _batch(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
 
 def test_the_demo_thread_uses_every_verb() -> None:
     """Every verb of a trikus campaign (its own and the core's) appears in a tag of the thread."""
-    table = verbs_for(SYSTEM)
-    used = {
-        table[tag.text.split()[0].casefold()].name
-        for post in load_thread(DEMO / "thread.json").posts
-        for tag in find_tags(post.body).tags
-    }
-    assert {verb.name for verb in table.values()} == used
+    assert every_verb(SYSTEM) == thread_verbs(DEMO / "thread.json", SYSTEM)
 
 
 def test_the_demo_shows_every_mechanic_of_the_issue(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Solo and team tests, a fight with an ally, Negotiation, escape, Catastrophe, refresh."""
+    """Solo and team tests, a fight with an ally, Negotiation, escape, Catastrophe, refresh, PvP."""
     out, err = _batch(demo, capsys)
     shown = {
         "solo test": "**Test**: Kara (1 die: `line=1 use=Medpac`) against the GM's 2.",
@@ -60,6 +52,7 @@ def test_the_demo_shows_every_mechanic_of_the_issue(
         "boom and overturn": "**The GM overturns the last test**",
         "refusal of a GM verb": "Only a GM may grant Light tokens",
         "end of the fight": "**The fight is over.**",
+        "duel between players": "**Duel**: Zuzia (3 dice: `light=1`) against Pawel Dron (3 dice).",
     }
     assert {name: True for name in shown} == {name: text in out for name, text in shown.items()}
     # The refusal of a GM verb, and revive, reveal and remove of a player's character.
@@ -71,10 +64,9 @@ def test_the_demo_batch_is_deterministic_and_records_nothing_twice(
 ) -> None:
     """A second run prints the same replies and adds no ledger row."""
     first, first_err = _batch(demo, capsys)
-    rows = len((demo / "store.ledger.jsonl").read_text(encoding="utf-8").splitlines())
+    rows = ledger_rows(demo)
     second, second_err = _batch(demo, capsys)
-    again = len((demo / "store.ledger.jsonl").read_text(encoding="utf-8").splitlines())
-    assert (first, rows) == (second, again)
+    assert (first, rows) == (second, ledger_rows(demo))
     assert "0 new roll(s)" in second_err and "0 new roll(s)" not in first_err
 
 

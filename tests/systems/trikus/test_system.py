@@ -411,3 +411,88 @@ def test_a_refused_tag_leaves_no_half_change(campaign: Campaign) -> None:
         record["open"]["declarations"],
         lines(campaign, "zuzia"),
     )
+
+
+# ------------------------------------------------------------ player against player
+
+
+def test_a_duel_between_players_gives_one_success_and_one_failure(campaign: Campaign) -> None:
+    """Michal (3) against Zuzia (2-die line, light=1): Z5 M7; Z8; M2; M3 -> Zuzia wins."""
+    tag(campaign, "light Zuzia")
+    tag(campaign, 'open duel Michal, Zuzia "the holocron"')
+    tag(campaign, "declare Zuzia light=1", author="zuzia")
+    result = tag(campaign, "declare Michal", [5, 7, 8, 2, 3], author="michal")
+    assert {"Michal": Outcome.FAILURE, "Zuzia": Outcome.SUCCESS} == outcomes(result)
+    assert "Zuzia" == result.result.gm_name
+    michal, zuzia = state(campaign, "michal"), state(campaign, "zuzia")
+    assert (0, ["struck"], 1, 1) == (
+        michal["morale"],
+        lines(campaign, "michal"),
+        zuzia["morale"],
+        zuzia["light"],
+    )
+    assert ["struck", "free"] == lines(campaign, "zuzia")
+
+
+def test_a_duel_spends_the_seconds_light_only_when_needed(campaign: Campaign) -> None:
+    """Zuzia's Light is her last die: rolled (and spent) only when she must roll with none."""
+    tag(campaign, "light Zuzia")
+    tag(campaign, "open duel Michal, Zuzia")
+    tag(campaign, "declare Zuzia line=1 light=1", author="zuzia")
+    result = tag(campaign, "declare Michal", [5, 7, 8, 9], author="michal")  # Z5 M7; Z8(L)
+    assert {"Michal": Outcome.SUCCESS, "Zuzia": Outcome.FAILURE} == outcomes(result)
+    spent = [c for c in result.changes if c.kind.name == "LIGHT_SPENT"]
+    assert ([("Zuzia", 1)], 0) == (
+        [(c.who, c.amount) for c in spent],
+        state(campaign, "zuzia")["light"],
+    )
+
+
+def test_a_duel_refuses_negotiation_and_the_seconds_escape(campaign: Campaign) -> None:
+    """Negotiation between players is not by post; escape is the first-named player's."""
+    tag(campaign, "open duel Michal, Zuzia")
+    with pytest.raises(RuleViolation, match="Negotiation between players"):
+        tag(campaign, "declare Michal negotiate=5", author="michal")
+    with pytest.raises(RuleViolation, match="escape is the first-named"):
+        tag(campaign, "declare Zuzia escape=1,5", author="zuzia")
+
+
+def test_go_all_plays_a_fight_to_its_end_in_one_verdict(campaign: Campaign) -> None:
+    """Vector 3 in one post: the droid dies, a won round, then the GM's last die falls."""
+    tag(campaign, "open fight 2 Ida")
+    tag(campaign, "morale Ida 1")
+    result = tag(campaign, "go all", [4, 4, 9, 2, 1, 3, 2, 10, 8, 9])
+    rounds = result.result.rounds
+    assert [Outcome.FAILURE, Outcome.SUCCESS, Outcome.FAILURE] == [
+        r.takings[0].outcome for r in rounds
+    ]
+    last = rounds[-1]
+    assert (True, False, ()) == (last.fight_over, result.result.more, last.fight.pools[0].allies)
+    assert {} == campaign.store.table("trikus_party").get("party")["fights"]
+
+
+def test_go_all_carries_standing_choices_but_not_one_round_dice(campaign: Campaign) -> None:
+    """Morale committed in round 1 is spent once; defend:<name> stands in every round."""
+    tag(campaign, "morale Zuzia 2")
+    tag(campaign, "open fight 3 Zuzia, Pawel")
+    tag(campaign, "declare Zuzia morale=1 defend:Pawel", author="zuzia")
+    result = tag(campaign, "go all", [5, 6, 7] * 30)
+    declared = [[k.declared for k in r.takings if k.name == "Zuzia"] for r in result.result.rounds]
+    assert ["morale=1 defend:Pawel"] == declared[0]
+    assert all(d in ([], ["defend:Pawel"]) for d in declared[1:])
+
+
+def test_go_all_is_for_fights(campaign: Campaign) -> None:
+    """A test resolves with go; go all is refused there, saying so."""
+    tag(campaign, "open test 2 Zuzia")
+    with pytest.raises(RuleViolation, match="plays a fight to its end"):
+        tag(campaign, "go all")
+
+
+def test_the_gm_proposes_a_negotiation_to_a_player_who_accepts(campaign: Campaign) -> None:
+    """open ... negotiate=8: Zuzia accepts; her 9 that took control is rolled again (3)."""
+    tag(campaign, "open test 1 Zuzia negotiate=8")
+    result = tag(campaign, "declare Zuzia line=1 accept", [5, 9, 3], author="zuzia")
+    reroll = next(e for e in result.result.duel.events if hasattr(e, "proposer"))
+    assert ("GM", "Zuzia", 9, 3) == (reroll.proposer, reroll.whose, reroll.old, reroll.new)
+    assert {"Zuzia": Outcome.FAILURE} == outcomes(result)

@@ -1,0 +1,146 @@
+"""A duel between two players' characters (RULES.md §3.2, "lub Gracze między sobą").
+
+"The same duel; each strikes his own line and uses his own resources; one ends with a
+Success, the other a Failure." One-on-one, the duel is symmetric, so the engine plays it
+with the first-named player as the player side and the second as the other side, whose
+pool is his line, Morale and Empowerment dice, then his Light tokens: a Light token is
+spent only when he must roll with no dice left, which is exactly a die at the end of his
+hand that is rolled only if needed (the tokens he did not need are kept).
+
+What differs from a test against the GM:
+
+* a void tie that leaves both sides without dice (R-15) has no GM to go to: no result;
+* Negotiation needs the other side's consent, and a player's by post is not asked yet,
+  so neither side may declare ``negotiate``; escape (``escape=k,v``) is the first-named
+  player's trigger alone (the second holds his pool as the GM holds its dice);
+* both strike a line, spend Morale and Light, gain or lose Morale, and take
+  Empowerment's Dark token and Catastrophe when they lose with it. If the first escapes,
+  the second is left in control: his Success.
+
+Dice order: each throw the second player's die first (the GM's place), then the first's.
+
+>>> from referee.dice import FixedDice
+>>> from referee.systems.trikus.state import Party, new_character
+>>> def pc(name, tier, sides):
+...     return new_character({"name": name, "player": name, "tier": tier,
+...         "light_sides": sides[0], "dark_sides": sides[1]})
+>>> party = Party((pc("Ola", "master", (["a"], ["b", "c", "d"])),
+...     pc("Zed", "beginner", (["a", "b", "c"], ["d"]))))
+>>> from referee.systems.trikus.policy import Policy
+>>> result = resolve_pvp(party, [("Ola", Policy()), ("Zed", Policy())], FixedDice([5, 7]))
+>>> [(p.name, p.outcome.value) for p in result.participants]
+[('Ola', 'Success'), ('Zed', 'Failure')]
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+from referee.dice import DiceSource
+from referee.errors import RuleViolation
+from referee.limits import DEFAULT_LIMITS, Limits
+from referee.systems.trikus.changes import Change, ChangeKind
+from referee.systems.trikus.duel import GM, DieKind, Entrant, PairEnd, play
+from referee.systems.trikus.odds import OddsTooCostly, end_chances
+from referee.systems.trikus.opposed import (
+    Declarations,
+    ParticipantResult,
+    TestResult,
+    _outcome,
+    commit_all,
+    outcome_changes,
+    start_changes,
+)
+from referee.systems.trikus.policy import Policy
+from referee.systems.trikus.resources import Ledger, Outcome, falls, refresh_if_due
+from referee.systems.trikus.rulings import DeadTie, RefreshTiming, Rulings
+from referee.systems.trikus.state import Party
+
+_MIRROR = {
+    Outcome.SUCCESS: Outcome.FAILURE,
+    Outcome.FAILURE: Outcome.SUCCESS,
+    Outcome.ESCAPED: Outcome.SUCCESS,
+    Outcome.NO_RESULT: Outcome.NO_RESULT,
+}
+
+
+def duel_problems(policy: Policy, name: str, second: bool) -> list[str]:
+    """What a declaration may not hold in a duel between players (``second``: the one
+    named second, who holds the GM's place)."""
+    problems = []
+    if policy.opt_out:
+        problems.append(f"{name} cannot opt out of a duel between players")
+    if policy.negotiate is not None or policy.accept:
+        problems.append(f"{name}: Negotiation between players is not played by post yet")
+    if policy.cancel is not None or policy.defend is not None:
+        problems.append(f"{name}: on_success and defend are for team tests and fights")
+    if second and policy.escape is not None:
+        problems.append(f"{name}: escape is the first-named player's trigger in a duel")
+    return problems
+
+
+def resolve_pvp(
+    party: Party,
+    declarations: Declarations,
+    dice: DiceSource,
+    rulings: Rulings | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    with_odds: bool = True,
+) -> TestResult:
+    """Two players' duel from their declarations: the dice, both outcomes, the change set.
+
+    The result's ``gm_dice`` is the second player's pool (Light tokens included), and its
+    duel names his dice ``"GM"``: the verdict shows his name in that place.
+    """
+    rulings = replace(rulings or Rulings(), dead_tie=DeadTie.NONE)
+    if len(declarations) != 2:
+        raise RuleViolation("A duel between players has exactly two sides.")
+    first, second = commit_all(party, declarations, rulings)
+    problems = duel_problems(first.policy, first.name, False)
+    problems += duel_problems(second.policy, second.name, True)
+    if problems:
+        raise RuleViolation("; ".join(problems) + ".")
+    hand = second.line_dice + len(second.extra)
+    pool = hand + second.policy.light
+    if not 1 <= pool <= limits.max_dice:
+        raise RuleViolation(
+            f"{second.name} needs dice to duel (a free line, Morale, Light or Empowerment)."
+        )
+    entrant = first.entrant((DieKind.LINE,) * first.line_dice)
+    chance_first, chance_second = _chances(pool, entrant, rulings, with_odds)
+    duel = play(pool, (entrant,), dice, rulings)
+    outcome_first = _outcome(duel.ends[0], rulings)
+    outcome_second = _MIRROR[outcome_first]
+    ledger = Ledger(party)
+    start_changes(ledger, (first, second), rulings)
+    outcome_changes(ledger, first, outcome_first, duel, rulings)
+    lights = max(sum(1 for t in duel.throws for d in t.dice if d.who == GM) - hand, 0)
+    if lights:
+        ledger.add(Change(ChangeKind.LIGHT_SPENT, second.name, lights))
+    outcome_changes(ledger, second, outcome_second, None, rulings)
+    falls(ledger)
+    if rulings.refresh_timing is RefreshTiming.AFTER_TEST:
+        refresh_if_due(ledger)
+    participants = (
+        ParticipantResult(
+            first.name, outcome_first, duel.value(0), len(entrant.hand), chance_first
+        ),
+        ParticipantResult(
+            second.name, outcome_second, duel.final.pairs[0].gm or 0, pool, chance_second
+        ),
+    )
+    return TestResult(pool, (first, second), duel, participants, tuple(ledger.changes))
+
+
+def _chances(
+    pool: int, entrant: Entrant, rulings: Rulings, wanted: bool
+) -> tuple[Fraction | None, Fraction | None]:
+    """Each side's exact chance of Success (the first's pair won; lost or escaped from)."""
+    if not wanted:
+        return None, None
+    try:
+        ends = end_chances(pool, (entrant,), rulings)
+    except OddsTooCostly:
+        return None, None
+    return ends[PairEnd.WON][0], ends[PairEnd.LOST][0] + ends[PairEnd.ESCAPED][0]

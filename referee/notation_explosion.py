@@ -9,9 +9,10 @@ out, and that part is returned as ``missing`` (the verdict's stated precision).
 * :func:`per_die` gives one die's contribution when every operation acts on each die
   alone (exploding dice then counted only by ``t``/``f``): the roll is its sum.
 * :func:`chained` follows each die and its chain through operations before and after
-  the explosion, summarised for the sum or for one final ``kh``/``kl``/``ph``/``pl``
+  the explosion (or an ``ra``, which adds one die when any is picked), summarised for
+  the sum or for one final ``kh``/``kl``/``ph``/``pl``
   (:class:`~referee.notation_keep.RankReducer`): ``4d6e6kh3``, ``3d6e6ro1``,
-  ``10d6k1ph1``.
+  ``10d6k1ph1``, ``3d6ra6``.
 
 >>> from referee.notation_parse import parse_expression
 >>> dist = chained(parse_expression("4d6e6kh3").root)
@@ -216,12 +217,13 @@ def chained(node: Dice) -> Dist | None:
         rank = RankReducer.of(operations[-1])
         if rank is not None:
             reducer, operations = rank, operations[:-1]
-    explode_at = [i for i, op in enumerate(operations) if op.op == "e"]
+    explode_at = [i for i, op in enumerate(operations) if op.op in ("e", "ra")]
     if len(explode_at) > 1:
         return None
     if not all(_acts_alone(op) for i, op in enumerate(operations) if i not in explode_at):
         return None
-    if explode_at and any(s.cat in ("h", "l") for s in operations[explode_at[0]].selectors):
+    ranked = explode_at and [s.cat in ("h", "l") for s in operations[explode_at[0]].selectors]
+    if ranked and ((any(ranked) and operations[explode_at[0]].op == "e") or len(set(ranked)) > 1):
         return None
     counting = any(op.op == "t" for op in operations)
     if counting and reducer is not _SumReducer:
@@ -229,6 +231,9 @@ def chained(node: Dice) -> Dist | None:
     split = explode_at[0] if explode_at else len(operations)
     before, after = operations[:split], operations[split + 1 :]
     explode = operations[split] if explode_at else None
+    once = None
+    if explode is not None and explode.op == "ra":
+        once, explode = explode, None
     sides = node.sides
 
     def worth(state: tuple[int, bool, int]) -> int | None:
@@ -268,11 +273,11 @@ def chained(node: Dice) -> Dist | None:
             return None
 
     def added(state: Any, worth_chances: dict[int | None, Fraction]) -> dict[Any, Fraction]:
-        return {
-            (state if value is None else reducer.add(state, value)): chance
-            for value, chance in worth_chances.items()
-        }
+        return _grown(reducer, state, worth_chances)
 
+    if once is not None:
+        by_rank = bool(ranked and ranked[0]) and any(s.n >= 1 for s in once.selectors)
+        return _added_once(node, once, first, denominator, final, reducer, by_rank)
     done: defaultdict[Any, Fraction] = defaultdict(Fraction)
     growing: defaultdict[Any, Fraction] = defaultdict(Fraction)  # chains still exploding
     for state, ways in first.items():
@@ -309,3 +314,52 @@ def chained(node: Dice) -> Dist | None:
     denominator = one.denominator**node.count
     kept = denominator - (one.denominator - one.missing) ** node.count
     return Dist(dict(totals), denominator, kept)
+
+
+def _grown(
+    reducer: Any, state: Any, worth_chances: dict[int | None, Fraction]
+) -> dict[Any, Fraction]:
+    """``state`` with one more die, for each of what it may add (None: it was dropped)."""
+    return {
+        (state if value is None else reducer.add(state, value)): chance
+        for value, chance in worth_chances.items()
+    }
+
+
+def _added_once(
+    node: Dice,
+    once: Operation,
+    first: dict[tuple[int, bool, int], int],
+    denominator: int,
+    final: Callable[[tuple[int, bool, int]], dict[int | None, Fraction]],
+    reducer: Any,
+    by_rank: bool,
+) -> Dist:
+    """``ra``: one die more when any die is picked (by ``h``/``l``: whenever one is kept).
+
+    Each die is summarised with whether it could be picked; the dice are merged, and
+    where one was, a fresh die (through the operations after ``ra``) joins them.
+    """
+    per_die: defaultdict[Any, Fraction] = defaultdict(Fraction)
+    for state, ways in first.items():
+        chance = Fraction(ways, denominator)
+        hit = state[1] and (by_rank or picked(once, state[0]))
+        for summary, p in _grown(reducer, reducer.empty, final(state)).items():
+            per_die[(summary, hit)] += chance * p
+    one = from_chances(dict(per_die))
+    merged = fold(one.ways, node.count, lambda a, b: (reducer.merge(a[0], b[0]), a[1] or b[1]))
+    sides = node.sides
+    fresh: defaultdict[Any, Fraction] = defaultdict(Fraction)
+    for face in range(1, sides + 1):
+        for summary, p in _grown(reducer, reducer.empty, final((face, True, 0))).items():
+            fresh[summary] += p / sides
+    extra = from_chances(dict(fresh))
+    budget(len(merged) * len(extra.ways) * 4)
+    totals: defaultdict[int, int] = defaultdict(int)
+    for (summary, hit), ways in merged.items():
+        if hit:
+            for more, extra_ways in extra.ways.items():
+                totals[reducer.total(reducer.merge(summary, more))] += ways * extra_ways
+        else:
+            totals[reducer.total(summary)] += ways * extra.denominator
+    return Dist(dict(totals), one.denominator**node.count * extra.denominator)

@@ -33,10 +33,12 @@ def replayed(node: Node) -> Dist:
     exact: defaultdict[Number, Fraction] = defaultdict(Fraction)
     stack: list[tuple[int, ...]] = [()]
     replays = 0
+    drawn = 0  # faces played back over all replays: long prefixes cost more
     while stack:
         prefix = stack.pop()
         replays += 1
-        if replays > MAX_REPLAYS:
+        drawn += len(prefix)
+        if replays > MAX_REPLAYS or drawn > 10 * MAX_REPLAYS:
             raise TooCostly
         source = _Replay(prefix)
         try:

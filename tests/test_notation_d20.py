@@ -10,6 +10,7 @@ d100 on purpose.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import d20
 import pytest
@@ -20,7 +21,7 @@ from referee.errors import TagError, UserError
 from referee.notation import USAGE, parse_expression, roll_expression
 from referee.notation_odds import distribution
 from referee.resolve import verbs_for
-from referee.systems import load_system
+from referee.systems import installed_systems, load_system
 from referee.tags import find_tags, parse_tag
 from referee.testing.notation import d20_expressions
 
@@ -355,13 +356,30 @@ def test_what_d20_refuses_gets_a_message(text: str, monkeypatch: pytest.MonkeyPa
 STEPPED = verbs_for(load_system("stepped"))  # its roll verb also reads character rolls
 
 
-@pytest.mark.parametrize("text", ALL_FORMS)
-def test_a_tag_of_d20_notation_is_a_dice_roll(text: str) -> None:
-    """``[[roll X]]`` and a bare ``[[X]]``, found in a post, are read as dice, never as a
-    character roll, even where the system's roll verb also takes characters."""
-    scan = find_tags(f"Kara acts: [[roll {text}]] and [[{text}]].")
-    requests = [parse_tag(tag.text, STEPPED) for tag in scan.tags]
-    assert [parse_expression(text)] * 2 == [request.expression for request in requests]
+def _claimed_by(name: str) -> Callable[[str], bool]:
+    """What a system's own roll verb claims before notation (a pool's "roll 1+2+3")."""
+    own = next((verb for verb in load_system(name).verbs if verb.name == "roll"), None)
+    return (own and own.claims) or (lambda rest: False)
+
+
+@pytest.mark.parametrize("system", sorted(installed_systems()))
+def test_a_tag_of_d20_notation_is_a_dice_roll(system: str) -> None:
+    """``[[roll X]]`` and a bare ``[[X]]``, found in a post, are read as dice in every
+    system, never as a character roll; only what a system's roll verb claims as its own
+    dice pool (a bare sum of numbers in the pool system) is the system's."""
+    verbs = verbs_for(load_system(system))
+    claimed = _claimed_by(system)
+    misread = []
+    for text in ALL_FORMS:
+        scan = find_tags(f"Kara acts: [[roll {text}]] and [[{text}]].")
+        requests = [parse_tag(tag.text, verbs) for tag in scan.tags]
+        expected = [parse_expression(text)] * 2
+        if claimed(text):
+            expected[0] = None
+        read = [getattr(request, "expression", None) for request in requests]
+        if read != expected:
+            misread.append(text)
+    assert [] == misread
 
 
 @pytest.mark.parametrize("text", D20_REFUSED)

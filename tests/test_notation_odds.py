@@ -14,8 +14,11 @@ from referee.dice import FixedDice, SeededDice
 from referee.errors import UserError
 from referee.limits import Limits
 from referee.notation import parse_expression, roll_expression
+from referee.notation_distributions import Dist
+from referee.notation_explosion import chained
 from referee.notation_markdown import markdown
 from referee.notation_odds import TOO_MANY, chance_at_least, distribution, odds
+from referee.notation_replay import replayed
 from referee.testing.notation import notation_text
 from referee.testing.odds import chi_square_p
 
@@ -80,6 +83,7 @@ SAMPLED = [
     "10d6k1ph1",
     "4d6e6pl1",
     "3d6mi2e>5kl2",
+    "3d6ra<3kh2",
 ]
 
 
@@ -173,3 +177,21 @@ def test_any_text_rolls_within_limits_or_gets_a_message(text: str, tight: bool) 
         all(len(markdown(s)) < 10_000 for s in rolled.sets),
     )
     assert all(isinstance(o.chance, Fraction) or o.reason == TOO_MANY for o in rolled.odds)
+
+
+# Finite forms the closed forms of notation_explosion cover, checked against replaying
+# every sequence of faces the roll can draw (exact by construction).
+CLOSED = ["3d6ra6", "3d6rah1", "3d6ra<3kh2", "3d4ro1ra1pl1", "1d6ral1", "4d4k>1ph1", "3d4mi2kl2"]
+
+
+@pytest.mark.parametrize("text", CLOSED)
+def test_closed_forms_match_replaying_every_roll(text: str) -> None:
+    """Per-die chains (ra, value keeps then a rank keep) give exactly the replayed odds."""
+    root = parse_expression(text).root
+    closed = chained(root)
+    assert closed is not None
+    assert _chances(replayed(root)) == _chances(closed)
+
+
+def _chances(dist: Dist) -> dict[object, Fraction]:
+    return {value: Fraction(ways, dist.denominator) for value, ways in dist.ways.items() if ways}

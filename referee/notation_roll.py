@@ -48,6 +48,7 @@ class RolledDie:
         "exploded",
         "forced_from",
         "kept",
+        "marked",
         "rerolled",
         "sides",
         "success",
@@ -63,6 +64,7 @@ class RolledDie:
         self.exploded = False  # it triggered another die
         self.added = added  # it was added by an explosion
         self.success = 0  # 1 a success, -1 a failure, when t/f count
+        self.marked = False  # any of the four above changed: the verdict shows more than a face
 
     @property
     def total(self) -> int:
@@ -291,6 +293,7 @@ def _drop(operation: Operation, items: list[Any], roll: _Roll, sides: int) -> No
 
 
 def _reroll(die: RolledDie, roll: _Roll) -> None:
+    die.marked = True
     die.rerolled.append(die.value)
     die.value = roll.draw(die.sides)
 
@@ -313,7 +316,7 @@ def _explode(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: in
     chosen = select(operation, dice)
     while chosen:
         for die in chosen:
-            die.exploded = True
+            die.exploded = die.marked = True
             dice.append(RolledDie(sides, roll.draw(sides), added=True))
         done.update(id(die) for die in chosen)
         chosen = [die for die in select(operation, dice) if id(die) not in done]
@@ -321,7 +324,7 @@ def _explode(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: in
 
 def _explode_once(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: int) -> None:
     for die in select(operation, dice, first_only=True):
-        die.exploded = True
+        die.exploded = die.marked = True
         dice.append(RolledDie(sides, roll.draw(sides), added=True))
 
 
@@ -329,14 +332,14 @@ def _minimum(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: in
     least = operation.selectors[-1].n
     for die in dice:
         if die.kept and die.value < least:
-            die.forced_from, die.value = die.value, least
+            die.forced_from, die.value, die.marked = die.value, least, True
 
 
 def _maximum(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: int) -> None:
     most = operation.selectors[-1].n
     for die in dice:
         if die.kept and die.value > most:
-            die.forced_from, die.value = die.value, most
+            die.forced_from, die.value, die.marked = die.value, most, True
 
 
 def _count(sign: int) -> Callable[[Operation, list[RolledDie], _Roll, int], None]:
@@ -348,6 +351,7 @@ def _count(sign: int) -> Callable[[Operation, list[RolledDie], _Roll, int], None
                 and any(s.matches(die.value) for s in operation.selectors)
             ):
                 die.success = sign
+                die.marked = True
 
     return count
 

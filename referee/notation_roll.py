@@ -238,11 +238,20 @@ class _Roll:
     def draw(self, sides: int) -> int:
         self.drawn += 1
         if self.drawn > self.most:
-            raise RuleViolation(
-                f"This roll needs more than {self.most:,} dice, rerolls and "
-                "explosions included; reroll or explode on fewer faces."
-            )
+            self.refuse()
         return self.roll(sides)
+
+    def count(self, dice: int) -> None:
+        """Count ``dice`` about to be drawn at once (a term's own dice, before its operations)."""
+        self.drawn += dice
+        if self.drawn > self.most:
+            self.refuse()
+
+    def refuse(self) -> None:
+        raise RuleViolation(
+            f"This roll needs more than {self.most:,} dice, rerolls and "
+            "explosions included; reroll or explode on fewer faces."
+        )
 
 
 # ---------------------------------------------------------------------------- selection
@@ -379,8 +388,9 @@ def _roll_literal(node: Literal, roll: _Roll) -> RolledLiteral:
 
 
 def _roll_dice(node: Dice, roll: _Roll) -> RolledDice:
-    sides, draw = node.sides, roll.draw
-    rolled = RolledDice(node, [RolledDie(sides, draw(sides)) for _ in range(node.count)])
+    sides, face = node.sides, roll.roll
+    roll.count(node.count)
+    rolled = RolledDice(node, [RolledDie(sides, face(sides)) for _ in range(node.count)])
     for operation in node.operations:
         OPERATIONS[operation.op](operation, rolled.dice, roll, sides)
         if operation.op == "t":

@@ -53,7 +53,10 @@ def resolve_line(request: SetLine, context: Context, dice: DiceSource) -> Resolu
     """The GM sets one line free, struck or lost (with the refreshes before it returns)."""
     party = load_party(context)
     name = _name(context, request.actor)
-    changes = resources.set_line(party, name, request.index - 1, request.status, request.refreshes)
+    index = request.index - 1
+    if request.dice:
+        index = resources.line_of(party.character(name), request.dice, request.status)
+    changes = resources.set_line(party, name, index, request.status, request.refreshes)
     return adjusted(context, "line", changes, party)
 
 

@@ -113,9 +113,7 @@ def catastrophe(
         index = used_line
     else:
         index = max(kept, key=lambda i: (character.lines[i].dice, -i))
-    ledger.add(
-        line_change(ChangeKind.LOSE_LINE, character, index, str(rulings.catastrophe_return))
-    )
+    ledger.add(line_change(ChangeKind.LOSE_LINE, character, index, str(rulings.catastrophe_return)))
 
 
 def escape(ledger: Ledger, name: str) -> None:

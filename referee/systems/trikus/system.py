@@ -155,6 +155,17 @@ VERBS = (
         gm_only="force a refresh",
     ),
     _verb(
+        "undo",
+        tags.bare_parser("[[undo]]"),
+        edits.resolve_undo,
+        "[[undo]]",
+        form="undo",
+        help="GM: takes back the thread's last trikus change (a test, round, GM edit...); "
+        "again to go further back",
+        example="undo",
+        gm_only="undo a change",
+    ),
+    _verb(
         "master",
         tags.named_parser("master"),
         edits.resolve_master,

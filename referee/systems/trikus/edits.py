@@ -23,7 +23,7 @@ from referee.resolve import Context
 from referee.system import Resolution
 
 from . import resources
-from .handlers import adjusted
+from .handlers import Adjusted, adjusted
 from .party import PARTY_TABLE, THREADS, load_party, steps_newest_first, thread_state
 from .tags import Bare, Count, Named, Names, Renew, SetLine
 
@@ -123,10 +123,11 @@ def resolve_undo(request: Bare, context: Context, dice: DiceSource) -> Resolutio
     last = next(
         (s for s in steps_newest_first(thread_state(context)) if not is_void(context, s)), None
     )
-    if last is None:
-        raise RuleViolation(
-            "Nothing to undo in this thread: [[undo]] takes back the referee's trikus "
-            "changes made here (tests, rounds, GM edits), newest first."
+    if last is None:  # said, not refused: the GM's table is as he wants it
+        note = (
+            "Nothing to undo in this thread: undo takes back the referee's trikus changes "
+            "made here (tests, rounds, GM edits), newest first"
         )
+        return Resolution("adjusted", Adjusted("undo", (), (), note))
     result = void_roll(context, last, "taken back by the GM's undo", UNDO_LABELS)
     return Resolution("records_void", result)

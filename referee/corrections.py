@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from . import tracker
 from .campaign import character_key
 from .dice import DiceSource
 from .errors import Forbidden, RuleViolation, TagError, UnknownName
@@ -32,6 +33,7 @@ from .render import escape_markdown
 from .resolve import Context
 from .system import Resolution, Verb
 from .tags import ParseContext, collapse, name_argument
+from .tracker_verbs import TABLE as INITIATIVE
 from .visibility import TABLE as VISIBILITY
 from .visibility import is_npc
 
@@ -269,16 +271,30 @@ def _rename(request: Correct, context: Context) -> Resolution:
     if seen is not None:
         visibility.delete(key)
         visibility.put(new_key, seen)
+    orders = _rename_in_initiative(context, str(record["name"]), request.new_name)
     context.roster.forget()
+    detail = f"renamed in {_orders(orders)} too" if orders else ""
     return Resolution(
         "records_correction",
-        CorrectionResult(
-            "rename",
-            str(record["name"]),
-            request.new_name,
-            "an initiative order naming the old name keeps it until the encounter ends",
-        ),
+        CorrectionResult("rename", str(record["name"]), request.new_name, detail),
     )
+
+
+def _rename_in_initiative(context: Context, old: str, new: str) -> int:
+    """Rename ``old`` in every thread's initiative order holding it; how many there were."""
+    orders = context.table(INITIATIVE)
+    renamed = 0
+    for thread, record in list(orders.items()):
+        order = tracker.from_record(record)
+        moved = tracker.rename(order, old, new)
+        if moved != order:
+            orders.put(thread, tracker.to_record(moved, thread))
+            renamed += 1
+    return renamed
+
+
+def _orders(count: int) -> str:
+    return "the initiative order" if count == 1 else f"{count} threads' initiative orders"
 
 
 def _remove(request: Correct, context: Context) -> Resolution:

@@ -213,6 +213,11 @@ class Referee:
         if not scan.tags and not scan.problem and not near:
             return Outcome(post, "", 0, 0, 0)
         verdicts, names = self._resolve_all(post, scan.tags, private)
+        for verdict in verdicts:
+            if verdict.internal_error:  # the GM reads it in `referee failures`
+                self.failures.record_tag(
+                    post, verdict.tag, verdict.internal_error, _iso(self.clock()), private=private
+                )
         notes = (*near, scan.problem) if scan.problem else near
         notes = (*notes, *self._gone_notes(post.thread, names))
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes))
@@ -544,12 +549,14 @@ def verdict_for(
     except UserError as error:
         context.changes.rollback()
         return Verdict(tag, rid, "problem", problem=error.message)
-    except Exception:  # a bug must cost one tag, never the whole post or batch
+    except Exception as error:  # a bug must cost one tag, never the whole post or batch
         context.changes.rollback()
         log.exception(
             "internal error on post=%s tag=%d %r", context.post.fullname, tag.index, tag.text
         )
-        return Verdict(tag, rid, "problem", problem=INTERNAL_PROBLEM)
+        return Verdict(
+            tag, rid, "problem", problem=INTERNAL_PROBLEM, internal_error=describe(error)
+        )
     written = context.changes.written() if context.changes.pending else []
     if written:  # what a GM does in private stays known to the GMs (referee.visibility)
         table = context.table(visibility.TABLE)

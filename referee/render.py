@@ -91,6 +91,15 @@ def signed(value: int) -> str:
     return f"+{value}" if value >= 0 else f"−{-value}"
 
 
+def sentence_start(text: str) -> str:
+    """``text`` with its first letter a capital, the rest as written, to open a sentence.
+
+    >>> sentence_start("the vault door")
+    'The vault door'
+    """
+    return text[:1].upper() + text[1:]
+
+
 def format_die(die: Any) -> str:
     """One die as ``d8:5``; a die that does not count is struck through: ``d8:~~2~~``."""
     return f"d{die.sides}:{die.value}" if die.kept else f"d{die.sides}:~~{die.value}~~"
@@ -117,6 +126,7 @@ def make_environment(
     environment.filters["die"] = format_die
     environment.filters["pct"] = percent
     environment.filters["signed"] = signed
+    environment.filters["sentence"] = sentence_start
     from .notation_markdown import markdown, odds_note  # they escape with this module's md
 
     environment.filters["tree"] = markdown

@@ -52,7 +52,7 @@ from tinydb import TinyDB
 from .errors import StoreError
 from .journal import COMMIT, START, Journal, Position, commit_line, committed
 from .ledger import GENESIS, seal
-from .tinyfile import AtomicJSONStorage, FlushOnDemand, atomic_write
+from .tinyfile import AtomicJSONStorage, FlushOnDemand, atomic_write, remove_leftover_temps
 
 try:  # POSIX; elsewhere the store runs without the single-writer lock
     import fcntl
@@ -523,6 +523,7 @@ class Store:
         self.journal_path = self.path.with_name(self.path.stem + ".ledger.jsonl")
         self.index_path = self.path.with_name(self.path.stem + ".index")
         self._lock = _lock(self.path)
+        remove_leftover_temps(self.index_path)  # the sheets file's storage does its own
         self._closed = False
         self._batch: list[bytes] = []  # the lines of the next flush, in pieces
         self._batch_size = 0

@@ -159,6 +159,17 @@ def remove(tracker: Tracker, name: str) -> Tracker:
     return replace(tracker, combatants=tuple(c for c in tracker.combatants if c.name != name))
 
 
+def rename(tracker: Tracker, old: str, new: str) -> Tracker:
+    """The tracker with the combatant named ``old`` (in any case) called ``new``, in place."""
+    key = name_key(old)
+    return replace(
+        tracker,
+        combatants=tuple(
+            replace(c, name=new) if name_key(c.name) == key else c for c in tracker.combatants
+        ),
+    )
+
+
 def advance(tracker: Tracker) -> Advance:
     """Move the pointer to the next turn; a new round after the last. Conditions that end, end.
 

@@ -1171,6 +1171,13 @@ def retry_failure(referee: Referee, fullname: str) -> Outcome:
     failure = referee.failures.get(fullname)
     if failure is None:
         raise ConfigError(f"No failed post {fullname}; `referee failures` lists them.")
+    if failure.tag is not None:
+        raise ConfigError(
+            f"{fullname} is one tag of post {failure.post}, whose other tags stand and are "
+            "public, so it is not refereed again in place. Once the bug is fixed, ask "
+            f"u/{failure.author} to write the tag again in a new reply, then "
+            f"`referee failures --forget {fullname}`."
+        )
     record = referee.posts.get(fullname) or {}
     delivery = record.get("delivery")
     if record.get("failed"):

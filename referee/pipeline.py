@@ -20,7 +20,7 @@ from typing import Any
 from . import visibility
 from .campaign import Campaign
 from .changes import ChangeSet
-from .dice import DiceSource, HmacDice, RecordingDice
+from .dice import DiceSource, HmacDice, recording
 from .errors import TagError, UserError
 from .failures import FAILURE_REPLY, FailureLog, body_digest, describe
 from .forum import Post, post_link
@@ -538,7 +538,7 @@ def verdict_for(
     The tag's writes are kept only if it resolves: a refused or crashed tag's change
     set is rolled back. Every die drawn is kept on the verdict, for the ledger.
     """
-    recorder = RecordingDice(dice)
+    recorder = recording(dice)
     context.roll_id = rid  # a system may keep it, so a later tag can name this roll
     try:
         verb, request = read_tag(tag.text, parse_context, verbs_for(context.system))

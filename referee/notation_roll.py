@@ -36,6 +36,7 @@ from referee.notation_tree import (
     Node,
     Number,
     Operation,
+    Selector,
     Unary,
 )
 
@@ -267,15 +268,13 @@ def select(operation: Operation, items: list[Any], first_only: bool = False) -> 
     stable sort. With ``first_only`` each selector picks at most one item (``ra``).
     """
     kept = [item for item in items if item.kept]
+    selectors = operation.selectors
+    if len(selectors) == 1 and not first_only:  # the usual operation: kh3, ro<3
+        return _pick(selectors[0], kept)
     chosen: list[Any] = []
     seen: set[int] = set()  # ids of chosen items: a die may be picked by two selectors
-    for selector in operation.selectors:
-        if selector.cat == "h":
-            picked = sorted(kept, key=_total, reverse=True)[: selector.n]
-        elif selector.cat == "l":
-            picked = sorted(kept, key=_total)[: selector.n]
-        else:
-            picked = [item for item in kept if selector.matches(item.total)]
+    for selector in selectors:
+        picked = _pick(selector, kept)
         if first_only:
             picked = picked[: max(0, 1 - len(chosen))]
         for item in picked:
@@ -285,8 +284,25 @@ def select(operation: Operation, items: list[Any], first_only: bool = False) -> 
     return chosen
 
 
-def _total(item: Any) -> Number:
-    return item.total
+def _pick(selector: Selector, kept: list[Any]) -> list[Any]:
+    """The items one selector picks among ``kept``, in their order (h/l: highest first)."""
+    cat, n = selector.cat, selector.n
+    if cat == "h":
+        return sorted(kept, key=_total, reverse=True)[:n]
+    if cat == "l":
+        return sorted(kept, key=_total)[:n]
+    compare = _COMPARE[cat]  # Selector.matches, without a Python call a die
+    return [item for item in kept if compare(item.total, n)]
+
+
+_total = operator.attrgetter("total")
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "": operator.eq,
+    "<": operator.lt,
+    ">": operator.gt,
+    "<=": operator.le,
+    ">=": operator.ge,
+}
 
 
 # ---------------------------------------------------------------------------- operations

@@ -231,10 +231,11 @@ class HmacDice:
             if used == 4:
                 self._next_block()
                 words, used = self._words, 0
-            word = words[used]
-            used += 1
-            if word < limit:
-                faces.append(word % sides + 1)
+            # The words still needed, in order; a word past the limit is skipped and the
+            # next round takes another, exactly as roll() would one by one.
+            taken = words[used : used + count - len(faces)]
+            used += len(taken)
+            faces += [word % sides + 1 for word in taken if word < limit]
         self._used = used
         self.draws += [_new_draw(Draw, (sides, face)) for face in faces]
         return faces

@@ -149,6 +149,11 @@ class _Writer:
 
     def dice(self, rolled: RolledDice) -> str:
         head, notes = self.fixed[id(rolled.node)]
+        faces = rolled.untouched
+        if faces is not None and len(faces) <= DICE_SHOWN and len(faces) <= self.left:
+            self.left -= len(faces)
+            text = f"{head}{', '.join(map(str, faces))}){notes}"  # no die struck or marked
+            return text if rolled.kept else f"~~{text}~~"
         dice = rolled.dice
         if len(dice) <= DICE_SHOWN and len(dice) <= self.left:
             self.left -= len(dice)

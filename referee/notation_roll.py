@@ -93,27 +93,53 @@ class RolledLiteral:
 
 
 class RolledDice:
-    __slots__ = ("counting", "dice", "kept", "node")
+    """A dice term as rolled: its faces, and its dice once anything asks for them.
 
-    def __init__(self, node: Dice, dice: list[RolledDie]) -> None:
+    The dice (:class:`RolledDie`, which operations drop, reroll and mark) are made from
+    the faces the first time ``dice`` is read: by the term's operations, a set's
+    selection or a verdict listing them. A term nothing touches, the usual ``2d6``,
+    stays its list of faces.
+    """
+
+    __slots__ = ("_dice", "counting", "faces", "kept", "node")
+
+    def __init__(self, node: Dice, faces: list[int]) -> None:
         self.node = node
-        self.dice = dice
+        self.faces = faces  # as drawn, in order; ``dice`` is the truth once made
+        self._dice: list[RolledDie] | None = None
         self.kept = True
         self.counting = False  # t/f: the number is successes minus failures
 
     @property
+    def dice(self) -> list[RolledDie]:
+        dice = self._dice
+        if dice is None:
+            sides = self.node.sides
+            dice = self._dice = [RolledDie(sides, face) for face in self.faces]
+        return dice
+
+    @property
+    def untouched(self) -> list[int] | None:
+        """The faces, while no die was asked for (every one kept, none marked); else None."""
+        return self.faces if self._dice is None else None
+
+    @property
     def number(self) -> int:
+        if self._dice is None:
+            return sum(self.faces)
         if self.counting:
-            return sum([die.success for die in self.dice if die.kept])
-        return sum([die.value for die in self.dice if die.kept])
+            return sum([die.success for die in self._dice if die.kept])
+        return sum([die.value for die in self._dice if die.kept])
 
     @property
     def total(self) -> int:
         if not self.kept:
             return 0
+        if self._dice is None:
+            return sum(self.faces)
         if self.counting:
-            return sum([die.success for die in self.dice if die.kept])
-        return sum([die.value for die in self.dice if die.kept])
+            return sum([die.success for die in self._dice if die.kept])
+        return sum([die.value for die in self._dice if die.kept])
 
 
 class RolledGroup:
@@ -410,14 +436,13 @@ def _roll_dice(node: Dice, roll: _Roll) -> RolledDice:
     sides, count = node.sides, node.count
     roll.count(count)
     if count == 1:  # a lone die (1d20): one call either way
-        rolled = RolledDice(node, [RolledDie(sides, roll.roll(sides))])
+        faces = [roll.roll(sides)]
+    elif roll.many is not None:
+        faces = roll.many(sides, count)
     else:
-        if roll.many is not None:
-            faces = roll.many(sides, count)
-        else:
-            face = roll.roll
-            faces = [face(sides) for _ in range(count)]
-        rolled = RolledDice(node, [RolledDie(sides, value) for value in faces])
+        face = roll.roll
+        faces = [face(sides) for _ in range(count)]
+    rolled = RolledDice(node, faces)
     for operation in node.operations:
         OPERATIONS[operation.op](operation, rolled.dice, roll, sides)
         if operation.op == "t":

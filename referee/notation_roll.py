@@ -271,11 +271,15 @@ class _Roll:
             self.refuse()
         return self.roll(sides)
 
-    def count(self, dice: int) -> None:
-        """Count ``dice`` about to be drawn at once (a term's own dice, before its operations)."""
-        self.drawn += dice
+    def draw_many(self, sides: int, count: int) -> list[int]:
+        """``count`` dice of ``sides`` faces at once (a term's dice, its rerolls), in order."""
+        self.drawn += count
         if self.drawn > self.most:
             self.refuse()
+        if self.many is not None:
+            return self.many(sides, count)  # type: ignore[no-any-return]
+        face = self.roll
+        return [face(sides) for _ in range(count)]
 
     def refuse(self) -> None:
         raise RuleViolation(
@@ -346,23 +350,29 @@ def _drop(operation: Operation, items: list[Any], roll: _Roll, sides: int) -> No
         item.kept = False
 
 
-def _reroll(die: RolledDie, roll: _Roll) -> None:
-    die.marked = True
-    die.rerolled.append(die.value)
-    die.value = roll.draw(die.sides)
+def _reroll(chosen: list[RolledDie], roll: _Roll, sides: int) -> None:
+    """Reroll each chosen die once, in order (a term's dice, ``sides`` known, in one draw)."""
+    if not chosen:
+        return
+    if sides:
+        faces = roll.draw_many(sides, len(chosen))
+    else:  # a set's elements: each die its own
+        faces = [roll.draw(die.sides) for die in chosen]
+    for die, face in zip(chosen, faces, strict=True):
+        die.marked = True
+        die.rerolled.append(die.value)
+        die.value = face
 
 
 def _reroll_all(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: int) -> None:
     chosen = select(operation, dice)
     while chosen:
-        for die in chosen:
-            _reroll(die, roll)
+        _reroll(chosen, roll, sides)
         chosen = select(operation, dice)
 
 
 def _reroll_once(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: int) -> None:
-    for die in select(operation, dice):
-        _reroll(die, roll)
+    _reroll(select(operation, dice), roll, sides)
 
 
 def _explode(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: int) -> None:
@@ -434,14 +444,8 @@ def _roll_literal(node: Literal, roll: _Roll) -> RolledLiteral:
 
 def _roll_dice(node: Dice, roll: _Roll) -> RolledDice:
     sides, count = node.sides, node.count
-    roll.count(count)
-    if count == 1:  # a lone die (1d20): one call either way
-        faces = [roll.roll(sides)]
-    elif roll.many is not None:
-        faces = roll.many(sides, count)
-    else:
-        face = roll.roll
-        faces = [face(sides) for _ in range(count)]
+    # A lone die (1d20) is one call either way.
+    faces = [roll.draw(sides)] if count == 1 else roll.draw_many(sides, count)
     rolled = RolledDice(node, faces)
     for operation in node.operations:
         OPERATIONS[operation.op](operation, rolled.dice, roll, sides)

@@ -277,7 +277,7 @@ class _Roll:
         if self.drawn > self.most:
             self.refuse()
         if self.many is not None:
-            return self.many(sides, count)  # type: ignore[no-any-return]
+            return self.many(sides, count)
         face = self.roll
         return [face(sides) for _ in range(count)]
 

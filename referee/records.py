@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields, is_dataclass
+from functools import lru_cache
 from typing import Any
 
 from .names import name_key
@@ -112,12 +113,19 @@ def headline(result: Any, depth: int = 3) -> dict[str, Any]:
                     found[name] = item
                 elif item is not None and name not in found and hasattr(item, "value"):
                     found[name] = str(item.value)
-            if is_dataclass(value):
-                following += [getattr(value, f.name) for f in fields(value)]
+            names = _field_names(type(value))
+            if names:
+                following += [getattr(value, name) for name in names]
         if "total" in found:
             break
-        level = [v for v in following if is_dataclass(v)]
+        level = [v for v in following if _field_names(type(v))]
     return found
+
+
+@lru_cache(maxsize=512)
+def _field_names(kind: type) -> tuple[str, ...]:
+    """The field names of a dataclass type (empty for any other type), looked up once."""
+    return tuple(f.name for f in fields(kind)) if is_dataclass(kind) else ()
 
 
 def roll_entry(

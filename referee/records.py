@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields, is_dataclass
-from functools import lru_cache
 from typing import Any
 
 from .names import name_key
@@ -122,10 +121,16 @@ def headline(result: Any, depth: int = 3) -> dict[str, Any]:
     return found
 
 
-@lru_cache(maxsize=512)
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # a type -> its dataclass fields (or none)
+
+
 def _field_names(kind: type) -> tuple[str, ...]:
     """The field names of a dataclass type (empty for any other type), looked up once."""
-    return tuple(f.name for f in fields(kind)) if is_dataclass(kind) else ()
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = tuple(f.name for f in fields(kind)) if is_dataclass(kind) else ()
+        _FIELD_NAMES[kind] = names
+    return names
 
 
 def roll_entry(

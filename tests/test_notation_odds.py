@@ -136,10 +136,13 @@ def test_odds_match_100k_rolls(text: str) -> None:
         ("1d6ro1", 6, Fraction(7, 36)),
         ("1d20rr1", 20, Fraction(1, 19)),
         ("1000d1000", 1000, Fraction(1)),
+        ("(1d6, 1d6, 1d6)kh2", 12, Fraction(16, 216)),
+        ("()k0", 0, Fraction(1)),
     ],
 )
 def test_chance_at_least(text: str, total: int, expected: Fraction) -> None:
-    """Worked chances: advantage, rerolls once and forever, and a bound that needs no sum."""
+    """Worked chances: advantage, rerolls once and forever, a bound that needs no sum, a set
+    of identical items kept by rank, and an empty set."""
     assert expected == chance_at_least(parse_expression(text), total)
 
 

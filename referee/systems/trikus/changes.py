@@ -13,10 +13,18 @@ through one handler per kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
-from referee.systems.trikus.state import Character, Line, LineStatus, Party, Status, Tier
+from referee.systems.trikus.state import (
+    Character,
+    Line,
+    LineStatus,
+    Party,
+    Status,
+    Tier,
+    line_name,
+)
 
 
 class ChangeKind(Enum):
@@ -52,6 +60,9 @@ class Change:
     who: str = ""
     amount: int = 0
     detail: str = ""
+    # A line's name for the verdict ("the 2-die line"; see state.line_name): not a fact
+    # of the change, so equal changes stay equal whatever the words.
+    label: str = field(default="", compare=False)
 
     @property
     def name(self) -> str:
@@ -70,6 +81,17 @@ class Change:
             "amount": self.amount,
             "detail": self.detail,
         }
+
+
+def line_change(kind: ChangeKind, character: Character, index: int, detail: str = "") -> Change:
+    """A change to one of ``character``'s lines, named for the verdict by its dice.
+
+    >>> from referee.systems.trikus.state import Tier
+    >>> kara = Character("Kara", "u", Tier.ADVANCED, (Line(2), Line(1)))
+    >>> line_change(ChangeKind.STRIKE_LINE, kara, 1).label
+    'the 1-die line'
+    """
+    return Change(kind, character.name, index, detail, line_name(character.lines, index))
 
 
 def _on(character: Character, change: Change) -> Character:

@@ -1,23 +1,30 @@
-"""The GM's verbs over the trikus state (§3.7): tokens, Morale, lines, refresh, falls, masters.
+"""The GM's verbs over the trikus state (§3.7): tokens, Morale, lines, refresh, falls, undo.
 
 Each resolver reads the party (:mod:`.party`), asks :mod:`.resources` for the change
 set (which refuses what the state cannot take, with the reason), and stores it through
 :func:`.handlers.adjusted`. The core refuses these verbs to players before they run
 (``Verb.gm_only``), saying a GM may.
+
+``[[undo]]`` takes back the thread's last trikus change (a test, a round, a GM edit,
+an opening or a declaration: each tag noted in the thread's ``steps``) with the core's
+one mechanism for it, :func:`referee.corrections.void_roll`: every field that tag
+wrote goes back, the undone roll stays in the ledger marked void, and the undo is a
+ledger row of its own. Undo again to go further back.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from referee.corrections import is_void, void_roll
 from referee.dice import DiceSource
 from referee.errors import RuleViolation
 from referee.resolve import Context
 from referee.system import Resolution
 
 from . import resources
-from .handlers import adjusted
-from .party import load_party
+from .handlers import Adjusted, adjusted
+from .party import PARTY_TABLE, THREADS, load_party, steps_newest_first, thread_state
 from .tags import Bare, Count, Named, Names, Renew, SetLine
 
 
@@ -53,7 +60,10 @@ def resolve_line(request: SetLine, context: Context, dice: DiceSource) -> Resolu
     """The GM sets one line free, struck or lost (with the refreshes before it returns)."""
     party = load_party(context)
     name = _name(context, request.actor)
-    changes = resources.set_line(party, name, request.index - 1, request.status, request.refreshes)
+    index = request.index - 1
+    if request.dice:
+        index = resources.line_of(party.character(name), request.dice, request.status)
+    changes = resources.set_line(party, name, index, request.status, request.refreshes)
     return adjusted(context, "line", changes, party)
 
 
@@ -103,3 +113,21 @@ def resolve_renew(request: Renew, context: Context, dice: DiceSource) -> Resolut
     party = load_party(context)
     changes = resources.renew_item(party, _name(context, request.actor), request.item)
     return adjusted(context, "renew", changes, party)
+
+
+UNDO_LABELS = {PARTY_TABLE: "the party's refreshes and fights", THREADS: "this thread's tests"}
+
+
+def resolve_undo(request: Bare, context: Context, dice: DiceSource) -> Resolution:
+    """The GM takes back the thread's last trikus change, every value it wrote."""
+    last = next(
+        (s for s in steps_newest_first(thread_state(context)) if not is_void(context, s)), None
+    )
+    if last is None:  # said, not refused: the GM's table is as he wants it
+        note = (
+            "Nothing to undo in this thread: undo takes back the referee's trikus changes "
+            "made here (tests, rounds, GM edits), newest first"
+        )
+        return Resolution("adjusted", Adjusted("undo", (), (), note))
+    result = void_roll(context, last, "taken back by the GM's undo", UNDO_LABELS)
+    return Resolution("records_void", result)

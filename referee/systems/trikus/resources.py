@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from referee.errors import RuleViolation
-from referee.systems.trikus.changes import Change, ChangeKind, apply
+from referee.systems.trikus.changes import Change, ChangeKind, apply, line_change
 from referee.systems.trikus.rulings import CatastropheLine, Rulings
 from referee.systems.trikus.state import Character, Item, LineStatus, Party, Status, Tier, Trait
 
@@ -113,7 +113,7 @@ def catastrophe(
         index = used_line
     else:
         index = max(kept, key=lambda i: (character.lines[i].dice, -i))
-    ledger.add(Change(ChangeKind.LOSE_LINE, name, index, str(rulings.catastrophe_return)))
+    ledger.add(line_change(ChangeKind.LOSE_LINE, character, index, str(rulings.catastrophe_return)))
 
 
 def escape(ledger: Ledger, name: str) -> None:
@@ -193,7 +193,17 @@ def set_line(
     if status is LineStatus.LOST and refreshes < 1:
         raise RuleViolation("A lost line needs the refreshes before it returns (1 or more).")
     detail = status.value + (f":{refreshes}" if status is LineStatus.LOST else "")
-    return (Change(ChangeKind.SET_LINE, name, index, detail),)
+    return (line_change(ChangeKind.SET_LINE, character, index, detail),)
+
+
+def line_of(character: Character, dice: int, status: LineStatus) -> int:
+    """The index of ``character``'s line of ``dice`` dice a GM means (``2-die``): of several
+    (a Beginner's three 1-die lines), the first not already ``status``."""
+    same = [i for i, line in enumerate(character.lines) if line.dice == dice]
+    if not same:
+        sizes = ", ".join(f"{line.dice}-die" for line in character.lines)
+        raise RuleViolation(f"{character.name} has no {dice}-die line (his lines: {sizes}).")
+    return next((i for i in same if character.lines[i].status is not status), same[0])
 
 
 def force_refresh(party: Party) -> tuple[Change, ...]:

@@ -138,9 +138,10 @@ VERBS = (
         tags.parse_line,
         edits.resolve_line,
         tags.LINE_USAGE,
-        form="line <character> <number> free|struck|lost[=refreshes]",
-        help="GM: sets one of a character's lines free, struck or lost",
-        example="line Kara 1 free",
+        form="line <character> <N-die|#place> free|struck|lost[=refreshes]",
+        help="GM: sets one of a character's lines (2-die, or #2: the second on his sheet) "
+        "free, struck or lost",
+        example="line Kara 2-die free",
         gm_only="edit lines",
     ),
     _verb(
@@ -152,6 +153,17 @@ VERBS = (
         help="GM: forces a refresh (struck lines return; lost ones come one refresh nearer)",
         example="refresh",
         gm_only="force a refresh",
+    ),
+    _verb(
+        "undo",
+        tags.bare_parser("[[undo]]"),
+        edits.resolve_undo,
+        "[[undo]]",
+        form="undo",
+        help="GM: takes back the thread's last trikus change (a test, round, GM edit...); "
+        "again to go further back",
+        example="undo",
+        gm_only="undo a change",
     ),
     _verb(
         "master",
@@ -213,7 +225,7 @@ class CharacterRow:
     name: str
     owner: str | None
     tier: str
-    lines: str  # "2 1" free, "~~2~~" struck, "(1, 2 refreshes)" lost
+    lines: str  # "2-die, 1-die struck, 1-die lost (2 refreshes)"
     morale: int
     light: int
     dark: str  # "active (used)"
@@ -226,11 +238,11 @@ def _lines(character: Character) -> str:
     shown = []
     for line in character.lines:
         if line.status is LineStatus.FREE:
-            shown.append(str(line.dice))
+            shown.append(f"{line.dice}-die")
         elif line.status is LineStatus.STRUCK:
-            shown.append(f"{line.dice} struck")
+            shown.append(f"{line.dice}-die struck")
         else:
-            shown.append(f"{line.dice} lost ({line.refreshes_left} refreshes)")
+            shown.append(f"{line.dice}-die lost ({line.refreshes_left} refreshes)")
     return ", ".join(shown)
 
 

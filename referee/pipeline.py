@@ -221,8 +221,13 @@ class Referee:
         notes = (*near, scan.problem) if scan.problem else near
         notes = (*notes, *self._gone_notes(post.thread, names))
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes))
-        new_rolls = self._record(post, verdicts, names, private)
-        kept = [(v, n) for v, n in zip(verdicts, names, strict=True) if not v.failed]
+        summaries = [None if v.failed else outcome_summary(v) for v in verdicts]
+        new_rolls = self._record(post, verdicts, names, summaries, private)
+        kept = [
+            (v, n, summary)
+            for v, n, summary in zip(verdicts, names, summaries, strict=True)
+            if summary is not None
+        ]
         undo_log = _undo_log(verdicts)
         undo = {"undo": undo_log} if undo_log else {}
         self.posts.put(
@@ -237,9 +242,7 @@ class Referee:
                 "tags_sha256": _tags_digest(scan.tags),
                 "roll_ids": [v.roll_id for v in verdicts if not v.failed],
                 # Whom each roll concerned and what it gave: what [[history]] reads.
-                "rolls": [
-                    roll_entry(v.roll_id, v.kind, n, outcome_summary(v), v.result) for v, n in kept
-                ],
+                "rolls": [roll_entry(v.roll_id, v.kind, n, s, v.result) for v, n, s in kept],
                 # What each tag wrote, field by field: what [[void]] takes back out.
                 **undo,
                 "problems": sum(v.failed for v in verdicts) + len(near),
@@ -500,14 +503,15 @@ class Referee:
         post: Post,
         verdicts: tuple[Verdict, ...],
         names: tuple[list[str], ...],
+        summaries: list[dict[str, Any] | None],
         private: bool = False,
     ) -> int:
         added = 0
         recorded = _iso(self.clock())  # one moment for the post's rolls
-        for verdict, concerned in zip(verdicts, names, strict=True):
-            if verdict.failed:
+        for verdict, concerned, summary in zip(verdicts, names, summaries, strict=True):
+            if summary is None:  # a refused tag: nothing rolled
                 continue
-            outcome = outcome_summary(verdict)
+            outcome = dict(summary)  # the post's record keeps the summary without the names
             if concerned:
                 outcome["names"] = concerned
             if private:  # sealed into the row's hash: a mark that cannot be added later

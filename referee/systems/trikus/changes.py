@@ -36,7 +36,8 @@ class ChangeKind(Enum):
     LIGHT_SPENT = "spends Light"
     LIGHT_GRANTED = "receives Light"
     DARK_GAINED = "gains Dark"
-    DARK_SPENT = "has Dark spent"
+    DARK_SPENT = "has Dark spent"  # detail: who picks the Dark side that plays
+    DARK_SIDE_WRITTEN = "has a Dark side written"  # detail: the side; amount: sides still due
     CATASTROPHE = "suffers a Catastrophe"  # the narrative marker; the line is LOSE_LINE
     ESCAPED = "escapes"
     ALLY_DIED = "loses ally"  # detail: the ally
@@ -154,6 +155,7 @@ _CHARACTER: dict[ChangeKind, Callable[[Character, Change], Character]] = {
     ChangeKind.DARK_SPENT: lambda c, ch: replace(
         c, dark_active=c.dark_active - ch.amount, dark_used=c.dark_used + ch.amount
     ),
+    ChangeKind.DARK_SIDE_WRITTEN: lambda c, ch: replace(c, dark_sides=(*c.dark_sides, ch.detail)),
     ChangeKind.CATASTROPHE: lambda c, ch: c,
     ChangeKind.ESCAPED: lambda c, ch: c,
     ChangeKind.ALLY_DIED: lambda c, ch: replace(

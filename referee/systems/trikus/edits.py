@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from referee.corrections import is_void, void_roll
 from referee.dice import DiceSource
-from referee.errors import RuleViolation
+from referee.errors import Forbidden, RuleViolation
 from referee.resolve import Context
 from referee.system import Resolution
 
@@ -44,7 +44,8 @@ def resolve_dark(request: Count, context: Context, dice: DiceSource) -> Resoluti
     """The GM spends a character's Dark tokens (he plays one of his Dark sides)."""
     party = load_party(context)
     name = _name(context, request.actor)
-    changes = resources.spend_dark(party, name, 1 if request.count is None else request.count)
+    count = 1 if request.count is None else request.count
+    changes = resources.spend_dark(party, name, count, context.rules)
     return adjusted(context, "dark", changes, party)
 
 
@@ -131,3 +132,21 @@ def resolve_undo(request: Bare, context: Context, dice: DiceSource) -> Resolutio
         return Resolution("adjusted", Adjusted("undo", (), (), note))
     result = void_roll(context, last, "taken back by the GM's undo", UNDO_LABELS)
     return Resolution("records_void", result)
+
+
+def resolve_darkside(request: Renew, context: Context, dice: DiceSource) -> Resolution:
+    """Another player writes one of the Master's Dark sides (``party_writes_master_dark``)."""
+    party = load_party(context)
+    name = _name(context, request.actor)
+    owner = context.post.author if not context.by_gm else ""
+    if owner and not any(
+        c.player.casefold() == owner.casefold() and c.status.value == "active"
+        for c in party.characters
+    ):
+        raise Forbidden(
+            f"Only a player of the party (or a GM) writes {name}'s Dark sides; "
+            f"u/{owner} plays no active character here."
+        )
+    side = " ".join(request.item.split())
+    changes = resources.write_dark_side(party, name, side, owner, context.rules)
+    return adjusted(context, "darkside", changes, party)

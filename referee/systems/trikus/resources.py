@@ -167,13 +167,66 @@ def grant_light(party: Party, name: str, count: int = 1) -> tuple[Change, ...]:
     return (Change(ChangeKind.LIGHT_GRANTED, name, count, "granted by the GM"),)
 
 
-def spend_dark(party: Party, name: str, count: int = 1) -> tuple[Change, ...]:
+def spend_dark(
+    party: Party, name: str, count: int = 1, rulings: Rulings | None = None
+) -> tuple[Change, ...]:
+    """The GM spends Dark tokens: a Dark side comes into play. The detail says who picks
+    which: the GM among the sides he sees, or (``gm_blind_dark``) the player."""
     character = party.character(name)
     if not 1 <= count <= character.dark_active:
         raise RuleViolation(
             f"{name} has {character.dark_active} active Dark tokens; spend 1 to that many."
         )
-    return (Change(ChangeKind.DARK_SPENT, name, count, "spent by the GM"),)
+    if (rulings or Rulings()).gm_blind_dark:
+        who = f"{name}'s player picks which of his hidden Dark sides plays"
+    elif character.dark_sides:
+        who = "the GM picks " + " or ".join(character.dark_sides)
+    else:
+        who = "the GM picks which Dark side plays"
+    return (Change(ChangeKind.DARK_SPENT, name, count, who),)
+
+
+def write_dark_side(
+    party: Party, name: str, side: str, writer: str, rulings: Rulings
+) -> tuple[Change, ...]:
+    """Another player writes one of the party Master's Dark sides (``party_writes_master_dark``).
+
+    ``writer`` is the poster's user name (a GM's is allowed); the Master's own player
+    may not, as he wrote his one side in his application.
+    """
+    character = _active(party, name)
+    if not rulings.party_writes_master_dark:
+        raise RuleViolation(
+            "In this campaign each player writes his own Dark sides (the ruling "
+            "party_writes_master_dark is off)."
+        )
+    if rulings.gm_blind_dark:
+        raise RuleViolation(
+            "Dark sides are hidden from the GM in this campaign (gm_blind_dark): agree them "
+            "with the Master's player away from the forum, which the GM reads."
+        )
+    due = dark_sides_due(character, rulings)
+    if not due:
+        raise RuleViolation(f"{name} has no Dark side left for the party to write.")
+    if writer.casefold() == character.player.casefold():
+        raise RuleViolation(
+            f"{name}'s player wrote his own Dark side; the other players write the other {due}."
+        )
+    if side.casefold() in {s.casefold() for s in (*character.dark_sides, *character.light_sides)}:
+        raise RuleViolation(f"{name} already has the side {side}.")
+    return (Change(ChangeKind.DARK_SIDE_WRITTEN, name, due - 1, side),)
+
+
+def dark_sides_due(character: Character, rulings: Rulings) -> int:
+    """How many of a Master's Dark sides the other players still owe (0 unless
+    ``party_writes_master_dark``, and 0 under ``gm_blind_dark``, which keeps none)."""
+    if (
+        character.tier is not Tier.MASTER
+        or not rulings.party_writes_master_dark
+        or rulings.gm_blind_dark
+    ):
+        return 0
+    return max(character.tier.sides[1] - len(character.dark_sides), 0)
 
 
 def set_morale(party: Party, name: str, count: int) -> tuple[Change, ...]:

@@ -24,7 +24,7 @@ from .odds_cases import odds_cases
 from .party import PARTY_KEY, PARTY_TABLE, THREADS
 from .policy import USAGE as POLICY_WORDS
 from .rulings import Rulings
-from .state import Character, LineStatus
+from .state import Character, LineStatus, Tier
 
 SHEETS_NAME = "characters.toml"
 
@@ -186,6 +186,16 @@ VERBS = (
         gm_only="renew an item",
     ),
     _verb(
+        "darkside",
+        tags.parse_darkside,
+        edits.resolve_darkside,
+        tags.DARKSIDE_USAGE,
+        form="darkside <Master> <side>",
+        help="another player writes one of the party Master's Dark sides "
+        "(ruling party_writes_master_dark)",
+        example="darkside Ola spiteful",
+    ),
+    _verb(
         "advance",
         tags.named_parser("advance"),
         edits.resolve_advance,
@@ -256,6 +266,9 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
         f"{'; spent' if i.spent else ''})"
         for i in c.equipment
     )
+    # A Master short of Dark sides waits for the party's (party_writes_master_dark); one
+    # with none keeps them off the forum (gm_blind_dark).
+    due = 3 - len(c.dark_sides) if c.tier is Tier.MASTER and 0 < len(c.dark_sides) < 3 else 0
     return CharacterRow(
         c.name,
         record.get("owner"),
@@ -264,7 +277,7 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
         c.morale,
         c.light,
         f"{c.dark_active} ({c.dark_used} used)",
-        c.status.value,
+        c.status.value + (f", {due} Dark sides for the party to write" if due else ""),
         items or "-",
         ", ".join(c.allies) or "-",
     )
@@ -382,7 +395,7 @@ class Trikus:
                         "name": "Ola",
                         "tier": "master",
                         "light_sides": ["wise"],
-                        "dark_sides": ["proud", "cold", "cruel"],
+                        "dark_sides": ["proud"],  # the party writes two (the ruling below)
                         "morale": 2,
                     },
                     {
@@ -393,7 +406,8 @@ class Trikus:
                         "dark_active": 1,
                     },
                 )
-            }
+            },
+            rulings={"party_writes_master_dark": True},
         )
 
 

@@ -52,6 +52,7 @@ NAMED_USAGE = {
 }
 SACRIFICE_USAGE = "[[sacrifice Kara, Zuzia]] (the players who fought the master)"
 RENEW_USAGE = "[[renew Kara Medpac]]"
+DARKSIDE_USAGE = "[[darkside Michal cold]] (another player writes a side of the party's Master)"
 
 _QUOTED = re.compile(r'["“”]([^"“”]*)["“”]')
 _MAX_PARTICIPANTS = 12
@@ -139,6 +140,8 @@ class Names:
 
 @dataclass(frozen=True)
 class Renew:
+    """``renew Kara Medpac``; ``darkside Michal cold`` (``item`` holds the side)."""
+
     actor: str
     item: str
 
@@ -339,10 +342,19 @@ def parse_sacrifice(rest: str, context: ParseContext) -> Names:
     return Names(_names(rest, context, SACRIFICE_USAGE))
 
 
-def parse_renew(rest: str, context: ParseContext) -> Renew:
-    words = rest.split()
-    count = known_prefix(words, context) or 1
-    if len(words) <= count:
-        raise TagError("Name the character, then the item.", RENEW_USAGE)
-    actor = name_argument(" ".join(words[:count]), "character", RENEW_USAGE, context.limits)
-    return Renew(actor, name_argument(" ".join(words[count:]), "item", RENEW_USAGE, context.limits))
+def _name_then(usage: str, what: str) -> Callable[[str, ParseContext], Renew]:
+    """A parser of ``<character> <words>``: the longest known name, then the rest."""
+
+    def parse(rest: str, context: ParseContext) -> Renew:
+        words = rest.split()
+        count = known_prefix(words, context) or 1
+        if len(words) <= count:
+            raise TagError(f"Name the character, then the {what}.", usage)
+        actor = name_argument(" ".join(words[:count]), "character", usage, context.limits)
+        return Renew(actor, name_argument(" ".join(words[count:]), what, usage, context.limits))
+
+    return parse
+
+
+parse_renew = _name_then(RENEW_USAGE, "item")
+parse_darkside = _name_then(DARKSIDE_USAGE, "Dark side")

@@ -53,6 +53,7 @@ def test_the_demo_shows_every_mechanic_of_the_issue(
         "refusal of a GM verb": "Only a GM may grant Light tokens",
         "end of the fight": "**The fight is over.**",
         "duel between players": "**Duel**: Zuzia (3 dice: `light=1`) against Pawel Dron (3 dice).",
+        "the party writes a Dark side": "Michal's Dark side *spiteful* is written (1 more",
         "undo": "is void**: taken back by the GM's undo. Its dice stay in the ledger; undone: Zu",
     }
     assert {name: True for name in shown} == {name: text in out for name, text in shown.items()}

@@ -122,3 +122,65 @@ def test_lines_are_named_by_their_dice(table: Table) -> None:
     assert "Zuzia strikes the 2-die line" in struck
     assert "Zuzia's 2-die line set free" in edited
     assert "Pawel's third 1-die line set struck" in placed
+
+
+# ------------------------------------------------------- Dark sides: §3.7's two rulings
+
+
+def _ruled(open_campaign, **rulings: bool) -> Table:
+    sheets = party_sheets()
+    sheets[0] = {**sheets[0], "dark_active": 1}  # Pawel has a Dark token for the GM to spend
+    if rulings.get("party_writes_master_dark"):
+        sheets[2] = {**sheets[2], "dark_sides": ["proud"]}  # Michal wrote his one
+    if rulings.get("gm_blind_dark"):
+        sheets = [{**s, "dark_sides": []} for s in sheets]
+    return Table(Referee(open_campaign(sheets, system="trikus", rulings=rulings)))
+
+
+APPLY_MASTER = "[[apply]]\n\n```\nname: Vey\ntier: master\nlight: calm\ndark: {dark}\n```"
+
+
+def test_the_party_writes_the_masters_other_dark_sides(open_campaign) -> None:
+    """party_writes_master_dark: other players write Michal's 2 sides; the GM sees them pending."""
+    table = _ruled(open_campaign, party_writes_master_dark=True)
+    pending = table.post("[[roster]]")
+    first = table.post("[[darkside Michal cruel]]", author="pawel")
+    own = table.post("[[darkside Michal vain]]", author="michal")
+    stranger = table.post("[[darkside Michal vain]]", author="lurker")
+    table.post("[[darkside Michal cold]]", author="zuzia")
+    full = table.post("[[darkside Michal spiteful]]", author="ida")
+    sides = table.state()["characters"]["michal"]["sheet"]["dark_sides"]
+    assert ["proud", "cruel", "cold"] == sides
+    assert "active, 2 Dark sides for the party to write" in pending
+    assert "Michal's Dark side *cruel* is written (1 more for the party to write)" in first
+    assert "Michal's player wrote his own Dark side" in own
+    assert "Only a player of the party \\(or a GM\\)" in stranger
+    assert "Michal has no Dark side left for the party to write" in full
+
+
+def test_a_master_applies_with_one_dark_side_when_the_party_writes_two(open_campaign) -> None:
+    """The Master's application carries 1 Dark side under party_writes_master_dark, not 3."""
+    table = _ruled(open_campaign, party_writes_master_dark=True)
+    three = table.post(APPLY_MASTER.format(dark="a, b, c"), author="vey")
+    one = table.post(APPLY_MASTER.format(dark="sly"), author="vey2")
+    assert "writes 1 Dark side\\(s\\) here, not 3 \\(the other players write the other two" in three
+    assert "not 1" not in one and "writes 1 Dark side" not in one
+
+
+def test_blind_dark_sides_never_reach_the_forum_and_the_player_picks(open_campaign) -> None:
+    """gm_blind_dark: an application posts `dark: hidden`; spending Dark lets the player pick."""
+    table = _ruled(open_campaign, gm_blind_dark=True)
+    named = table.post(APPLY_MASTER.format(dark="a, b, c"), author="vey")
+    hidden = table.post(APPLY_MASTER.format(dark="hidden"), author="vey2")
+    spent = table.post("[[dark Pawel]]")
+    sheet = table.post("[[sheet Pawel]]")
+    assert "and keep your Dark sides in your own notes" in named
+    assert "Dark side" not in hidden
+    assert "Pawel's player picks which of his hidden Dark sides plays" in spent
+    assert "dark sides" not in sheet
+
+
+def test_without_blind_dark_the_gm_picks_among_the_sides_he_sees(open_campaign) -> None:
+    """By default the GM spends Dark and picks the side: the verdict lists them."""
+    spent = _ruled(open_campaign).post("[[dark Pawel]]")
+    assert "a Dark side comes into play (the GM picks greedy)" in spent

@@ -149,7 +149,8 @@ def _exploding(
     depth = 1
     while Fraction(len(hot), sides) ** depth > cutoff:
         depth += 1
-    hot_low, hot_row = as_row(Counter(worth(face) for face in hot))
+    # No face explodes (1d1e0): the chain is the fresh die alone.
+    hot_low, hot_row = as_row(Counter(worth(face) for face in hot)) if hot else (0, [0])
     cold_low, cold_row = as_row(Counter(worth(face) for face in cold))
     # Ways over sides**k of the chains of k hot faces so far, by subtotal from chain_low.
     chain_low, chain = 0, [1]

@@ -138,11 +138,13 @@ def test_odds_match_100k_rolls(text: str) -> None:
         ("1000d1000", 1000, Fraction(1)),
         ("(1d6, 1d6, 1d6)kh2", 12, Fraction(16, 216)),
         ("()k0", 0, Fraction(1)),
+        ("1d6e0", 6, Fraction(1, 6)),
+        ("1d1e0", 1, Fraction(1)),
     ],
 )
 def test_chance_at_least(text: str, total: int, expected: Fraction) -> None:
     """Worked chances: advantage, rerolls once and forever, a bound that needs no sum, a set
-    of identical items kept by rank, and an empty set."""
+    of identical items kept by rank, an empty set, and explosions on a face no die has."""
     assert expected == chance_at_least(parse_expression(text), total)
 
 

@@ -35,7 +35,7 @@ from referee.notation_roll import (
     RolledLiteral,
     RolledUnary,
 )
-from referee.notation_tree import COMPARISONS
+from referee.notation_tree import COMPARISONS, Binary, Dice, Group, Literal, Unary
 from referee.render import escape_markdown, percent
 
 DICE_SHOWN = 40  # dice listed per group; the rest are counted
@@ -51,6 +51,8 @@ def _plain(text: str) -> str:
 
 def _die(die: RolledDie) -> str:
     text = str(die.value)
+    if not die.marked:  # the usual die: its face, struck if dropped
+        return text if die.kept else f"~~{text}~~"
     if die.forced_from is not None:
         text = f"{die.forced_from}→{text}"
     if die.rerolled:
@@ -73,55 +75,116 @@ def _notes(annotations: tuple[str, ...]) -> str:
     return " " + " ".join(f"*{escape_markdown(note[1:-1].strip(), 100)}*" for note in annotations)
 
 
-def _struck(rolled: Any, text: str) -> str:
-    return text if rolled.kept else f"~~{text}~~"
+def _ops(operations: tuple[Any, ...]) -> str:
+    return _plain("".join([str(op) for op in operations]))
+
+
+_SPACED = COMPARISONS | {"+", "-"}  # operators written with a space either side
+# The text of a node that no roll changes, by kind of node: a literal's number, a dice
+# term's "4d6kh3 (" and annotations, a set's closing ")kh1", an operator with its spaces.
+FIXED: dict[type, Callable[[Any], Any]] = {
+    Literal: lambda node: str(node.value) + _notes(node.annotations),
+    Dice: lambda node: (
+        f"{node.count}d{node.sides}{_ops(node.operations)} (",
+        _notes(node.annotations),
+    ),
+    Group: lambda node: (
+        "," if len(node.items) == 1 and not node.parenthesised else "",
+        f"){_ops(node.operations)}{_notes(node.annotations)}",
+    ),
+    Unary: lambda node: node.op,
+    Binary: lambda node: f" {_plain(node.op)} " if node.op in _SPACED else _plain(node.op),
+}
+_TREES: dict[int, tuple[Any, dict[int, Any]]] = {}  # id(root) -> (root, its nodes' text)
+
+
+def fixed_text(root: Any) -> dict[int, Any]:
+    """Every node's fixed text in the tree under ``root`` (see :data:`FIXED`), by id(node).
+
+    A parsed tree is cached by its text and rolled again and again, so this is made
+    once a tree. Trees are looked up by identity (hashing a frozen node hashes its whole
+    subtree), each kept beside its table, so no id in it can be reused meanwhile.
+    """
+    known = _TREES.get(id(root))
+    if known is not None and known[0] is root:
+        return known[1]
+    table: dict[int, Any] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        table[id(node)] = FIXED[type(node)](node)
+        stack.extend(_children(node))
+    if len(_TREES) >= 4096:
+        _TREES.clear()
+    _TREES[id(root)] = (root, table)
+    return table
+
+
+def _children(node: Any) -> tuple[Any, ...]:
+    if isinstance(node, Group):
+        return node.items
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    return ()
 
 
 class _Writer:
-    """Writes one rolled tree, listing at most :data:`TREE_DICE_SHOWN` dice in all."""
+    """Writes one rolled tree, listing at most :data:`TREE_DICE_SHOWN` dice in all.
 
-    __slots__ = ("left",)
+    Each writer calls the next through :data:`WRITERS` itself (a call a node fewer than
+    a ``write`` method would take).
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("fixed", "left")
+
+    def __init__(self, fixed: dict[int, Any]) -> None:
+        self.fixed = fixed
         self.left = TREE_DICE_SHOWN
 
-    def write(self, rolled: Any) -> str:
-        return WRITERS[type(rolled)](self, rolled)
-
     def literal(self, rolled: RolledLiteral) -> str:
-        return _struck(rolled, str(rolled.node.value) + _notes(rolled.node.annotations))
+        text = self.fixed[id(rolled.node)]
+        return text if rolled.kept else f"~~{text}~~"
 
     def dice(self, rolled: RolledDice) -> str:
-        node = rolled.node
+        head, notes = self.fixed[id(rolled.node)]
         dice = rolled.dice
-        listed = max(0, min(DICE_SHOWN, self.left, len(dice)))
-        self.left -= listed
-        shown = ", ".join([_die(die) for die in dice[:listed]])
-        if len(dice) > listed:
+        if len(dice) <= DICE_SHOWN and len(dice) <= self.left:
+            self.left -= len(dice)
+            # A kept die no operation touched is its face: the usual die, written inline.
+            shown = ", ".join([str(d.value) if d.kept and not d.marked else _die(d) for d in dice])
+        else:
+            listed = max(0, min(DICE_SHOWN, self.left, len(dice)))
+            self.left -= listed
+            shown = ", ".join([_die(die) for die in dice[:listed]])
             rest = len(dice) - listed
             shown += f", … {rest} more" if listed else f"{rest} dice"
-        ops = _plain("".join([str(op) for op in node.operations])) if node.operations else ""
-        text = f"{node.count}d{node.sides}{ops} ({shown})"
+        text = f"{head}{shown})"
         if rolled.counting:
             text += f" {rolled.number} success{'es' if abs(rolled.number) != 1 else ''}"
-        return _struck(rolled, text + _notes(node.annotations))
+        text += notes
+        return text if rolled.kept else f"~~{text}~~"
 
     def group(self, rolled: RolledGroup) -> str:
-        node = rolled.node
-        inner = ", ".join([self.write(item) for item in rolled.items])
-        if len(rolled.items) == 1 and not node.parenthesised:
-            inner += ","
-        ops = _plain("".join([str(op) for op in node.operations])) if node.operations else ""
-        return _struck(rolled, f"({inner}){ops}" + _notes(node.annotations))
+        comma, tail = self.fixed[id(rolled.node)]
+        inner = ", ".join([WRITERS[type(item)](self, item) for item in rolled.items])
+        text = f"({inner}{comma}{tail}"
+        return text if rolled.kept else f"~~{text}~~"
 
     def unary(self, rolled: RolledUnary) -> str:
-        return _struck(rolled, f"{rolled.node.op}{self.write(rolled.operand)}")
+        operand = rolled.operand
+        text = f"{self.fixed[id(rolled.node)]}{WRITERS[type(operand)](self, operand)}"
+        return text if rolled.kept else f"~~{text}~~"
 
     def binary(self, rolled: RolledBinary) -> str:
-        op = rolled.node.op
-        spaced = op in COMPARISONS or op in ("+", "-")
-        middle = f" {_plain(op)} " if spaced else _plain(op)
-        return _struck(rolled, f"{self.write(rolled.left)}{middle}{self.write(rolled.right)}")
+        left, right = rolled.left, rolled.right
+        text = (
+            WRITERS[type(left)](self, left)
+            + self.fixed[id(rolled.node)]
+            + WRITERS[type(right)](self, right)
+        )
+        return text if rolled.kept else f"~~{text}~~"
 
 
 # How each kind of rolled node is written; a new kind of node adds one entry here.
@@ -136,7 +199,7 @@ WRITERS: dict[type, Callable[[_Writer, Any], str]] = {
 
 def markdown(rolled: Any) -> str:
     """One rolled set as Markdown, without its total (the template adds it in bold)."""
-    return _Writer().write(rolled)
+    return WRITERS[type(rolled)](_Writer(fixed_text(rolled.node)), rolled)
 
 
 def odds_note(odds: Any, total: int) -> str:

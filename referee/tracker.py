@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from .names import name_key
@@ -92,7 +93,9 @@ class Tracker:
     def started(self) -> bool:
         return self.round > 0 and self.turn is not None
 
-    @property
+    # Templates ask for the groups, the current turn and the next many times over one
+    # verdict; the tracker is frozen, so each is worked out once (kept in its __dict__).
+    @cached_property
     def groups(self) -> tuple[Turn, ...]:
         """The turns of a round, in order."""
         turns: list[Turn] = []
@@ -103,12 +106,12 @@ class Tracker:
                 turns.append(Turn(combatant.score, (combatant,)))
         return tuple(turns)
 
-    @property
+    @cached_property
     def current(self) -> Turn | None:
         """Whose turn it is (None before the fight begins or when that turn has left)."""
         return next((turn for turn in self.groups if turn.score == self.turn), None)
 
-    @property
+    @cached_property
     def upcoming(self) -> Turn | None:
         """Whose turn comes after the current one (the top of the order at a round's end)."""
         groups = self.groups
@@ -159,6 +162,17 @@ def remove(tracker: Tracker, name: str) -> Tracker:
     return replace(tracker, combatants=tuple(c for c in tracker.combatants if c.name != name))
 
 
+def rename(tracker: Tracker, old: str, new: str) -> Tracker:
+    """The tracker with the combatant named ``old`` (in any case) called ``new``, in place."""
+    key = name_key(old)
+    return replace(
+        tracker,
+        combatants=tuple(
+            replace(c, name=new) if name_key(c.name) == key else c for c in tracker.combatants
+        ),
+    )
+
+
 def advance(tracker: Tracker) -> Advance:
     """Move the pointer to the next turn; a new round after the last. Conditions that end, end.
 
@@ -175,9 +189,11 @@ def advance(tracker: Tracker) -> Advance:
     combatants = []
     for combatant in tracker.combatants:
         ending = [c for c in combatant.conditions if c.ends_at(round_, score)]
-        expired.extend(Expiry(combatant.name, c) for c in ending)
-        kept = tuple(c for c in combatant.conditions if c not in ending)
-        combatants.append(replace(combatant, conditions=kept))
+        if ending:  # most combatants have no condition ending: kept as they are
+            expired.extend(Expiry(combatant.name, c) for c in ending)
+            kept = tuple(c for c in combatant.conditions if c not in ending)
+            combatant = replace(combatant, conditions=kept)
+        combatants.append(combatant)
     moved = Tracker(tuple(combatants), round_, score)
     return Advance(moved, new_round, tuple(expired))
 

@@ -24,7 +24,7 @@ from .odds_cases import odds_cases
 from .party import PARTY_KEY, PARTY_TABLE, THREADS
 from .policy import USAGE as POLICY_WORDS
 from .rulings import Rulings
-from .state import Character, LineStatus
+from .state import Character, LineStatus, Status, Tier
 
 SHEETS_NAME = "characters.toml"
 
@@ -70,7 +70,8 @@ VERBS = (
         handlers.resolve_overturn,
         "[[overturn]]",
         form="overturn",
-        help="GM: after a Boom nobody claimed, turns the thread's last test upside down",
+        help="GM: after a Boom nobody claimed, turns the thread's last test, duel or fight "
+        "round upside down",
         example="overturn",
         gm_only="overturn a test after a Boom",
     ),
@@ -89,9 +90,9 @@ VERBS = (
         handlers.resolve_answer,
         tags.ANSWER_USAGE,
         form="answer yes|no",
-        help="GM: answers the Negotiation a test waits on; the duel goes on",
+        help="answers the Negotiation a test waits on (the GM; in a duel between players, "
+        "the player asked); the duel goes on",
         example="answer yes",
-        gm_only="answer a Negotiation",
     ),
     _verb(
         "difficulty",
@@ -138,9 +139,10 @@ VERBS = (
         tags.parse_line,
         edits.resolve_line,
         tags.LINE_USAGE,
-        form="line <character> <number> free|struck|lost[=refreshes]",
-        help="GM: sets one of a character's lines free, struck or lost",
-        example="line Kara 1 free",
+        form="line <character> <N-die|#place> free|struck|lost[=refreshes]",
+        help="GM: sets one of a character's lines (2-die, or #2: the second on his sheet) "
+        "free, struck or lost",
+        example="line Kara 2-die free",
         gm_only="edit lines",
     ),
     _verb(
@@ -152,6 +154,17 @@ VERBS = (
         help="GM: forces a refresh (struck lines return; lost ones come one refresh nearer)",
         example="refresh",
         gm_only="force a refresh",
+    ),
+    _verb(
+        "undo",
+        tags.bare_parser("[[undo]]"),
+        edits.resolve_undo,
+        "[[undo]]",
+        form="undo",
+        help="GM: takes back the thread's last trikus change (a test, round, GM edit...); "
+        "again to go further back",
+        example="undo",
+        gm_only="undo a change",
     ),
     _verb(
         "master",
@@ -174,6 +187,16 @@ VERBS = (
         gm_only="renew an item",
     ),
     _verb(
+        "darkside",
+        tags.parse_darkside,
+        edits.resolve_darkside,
+        tags.DARKSIDE_USAGE,
+        form="darkside <Master> <side>",
+        help="another player writes one of the party Master's Dark sides "
+        "(ruling party_writes_master_dark)",
+        example="darkside Ola spiteful",
+    ),
+    _verb(
         "advance",
         tags.named_parser("advance"),
         edits.resolve_advance,
@@ -182,6 +205,15 @@ VERBS = (
         help="GM: advances a character one tier (his sides are written anew)",
         example="advance Zed",
         gm_only="advance a character",
+    ),
+    _verb(
+        "sides",
+        tags.parse_sides,
+        edits.resolve_sides,
+        tags.SIDES_USAGE,
+        form="sides <character> light: <sides>; dark: <sides>|hidden",
+        help="after an advancement, the player writes his character's sides anew for the tier",
+        example="sides Zed light: kind, curious; dark: reckless, vain",
     ),
     _verb(
         "fall",
@@ -213,7 +245,7 @@ class CharacterRow:
     name: str
     owner: str | None
     tier: str
-    lines: str  # "2 1" free, "~~2~~" struck, "(1, 2 refreshes)" lost
+    lines: str  # "2-die, 1-die struck, 1-die lost (2 refreshes)"
     morale: int
     light: int
     dark: str  # "active (used)"
@@ -226,11 +258,11 @@ def _lines(character: Character) -> str:
     shown = []
     for line in character.lines:
         if line.status is LineStatus.FREE:
-            shown.append(str(line.dice))
+            shown.append(f"{line.dice}-die")
         elif line.status is LineStatus.STRUCK:
-            shown.append(f"{line.dice} struck")
+            shown.append(f"{line.dice}-die struck")
         else:
-            shown.append(f"{line.dice} lost ({line.refreshes_left} refreshes)")
+            shown.append(f"{line.dice}-die lost ({line.refreshes_left} refreshes)")
     return ", ".join(shown)
 
 
@@ -244,6 +276,14 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
         f"{'; spent' if i.spent else ''})"
         for i in c.equipment
     )
+    # A Master short of Dark sides waits for the party's (party_writes_master_dark); one
+    # with none keeps them off the forum (gm_blind_dark).
+    due = 3 - len(c.dark_sides) if c.tier is Tier.MASTER and 0 < len(c.dark_sides) < 3 else 0
+    status = c.status.value
+    if c.sides_due and c.status is Status.ACTIVE:
+        status += ", sides to write anew"
+    elif due:
+        status += f", {due} Dark side{'s' if due > 1 else ''} for the party to write"
     return CharacterRow(
         c.name,
         record.get("owner"),
@@ -252,7 +292,7 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
         c.morale,
         c.light,
         f"{c.dark_active} ({c.dark_used} used)",
-        c.status.value,
+        status,
         items or "-",
         ", ".join(c.allies) or "-",
     )
@@ -370,7 +410,7 @@ class Trikus:
                         "name": "Ola",
                         "tier": "master",
                         "light_sides": ["wise"],
-                        "dark_sides": ["proud", "cold", "cruel"],
+                        "dark_sides": ["proud"],  # the party writes two (the ruling below)
                         "morale": 2,
                     },
                     {
@@ -381,7 +421,8 @@ class Trikus:
                         "dark_active": 1,
                     },
                 )
-            }
+            },
+            rulings={"party_writes_master_dark": True},
         )
 
 

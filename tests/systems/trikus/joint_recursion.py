@@ -32,14 +32,11 @@ from referee.systems.trikus.duel import (
     throw,
     together_side,
 )
+from referee.systems.trikus.odds import OddsTooCostly
 from referee.systems.trikus.rulings import Consent, Rulings
 
 FACES = range(1, SIDES + 1)
 MAX_WORK = 10**9  # no budget: the tests keep the cases small
-
-
-class OddsTooCostly(Exception):
-    """The exact odds need more work than the budget allows."""
 
 
 def reference_end_chances(
@@ -49,7 +46,7 @@ def reference_end_chances(
     assume_consent: bool = True,
     max_work: int = MAX_WORK,
 ) -> dict[PairEnd, tuple[Fraction, ...]]:
-    """P(each player's pair ends each way), exactly; a dead tie is reported as such."""
+    """P(each player's pair ends each way), by brute force over every joint state."""
     rulings = rulings or Rulings()
     solve, reach = _solver(entrants, rulings, assume_consent, max_work)
     first = start(gm_dice, entrants)  # the start has nothing to forget

@@ -385,6 +385,11 @@ class Trikus:
             )
         return rows
 
+    def private_fields(self, rules: Rulings) -> tuple[str, ...]:
+        """Sheet fields no view shows (``[[sheet]]``): Dark sides under ``gm_blind_dark``,
+        should a sheet written before the ruling still name them."""
+        return ("dark_sides",) if rules.gm_blind_dark else ()
+
     def template_helpers(self) -> Mapping[str, Any]:
         return {"change_kinds": ChangeKind}
 

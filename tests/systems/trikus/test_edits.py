@@ -202,3 +202,12 @@ def test_after_an_advancement_the_player_writes_his_sides_anew(table: Table) -> 
         sheet["dark_sides"],
         sheet["sides_due"],
     )
+
+
+def test_blind_dark_hides_sides_written_before_the_ruling(open_campaign) -> None:
+    """Sheets stored with Dark sides (the ruling switched on later): [[sheet]] shows none."""
+    blind = open_campaign(party_sheets(), system="trikus", rulings={"gm_blind_dark": True})
+    table = Table(Referee(blind))
+    assert "vain" in str(table.state()["characters"]["zuzia"]["sheet"]["dark_sides"])
+    shown = table.post("[[sheet Zuzia]]")
+    assert ("vain" in shown, "light sides: bold" in shown) == (False, True)

@@ -138,3 +138,15 @@ def test_a_round_without_a_boom_is_not_overturned(campaign: Campaign) -> None:
     tag(campaign, "declare Ida", [4, 4, 9, 2], author="ida")
     with pytest.raises(RuleViolation, match="no Boom"):
         tag(campaign, "overturn")
+
+
+def test_a_refused_proposal_counts_toward_r22(campaign: Campaign) -> None:
+    """Z3 M8: Zuzia asks, Michal refuses; Z9; M10 takes control again, but Zuzia has made
+    her one Negotiation (R-22): no second proposal, and Michal wins."""
+    tag(campaign, "open duel Michal, Zuzia")
+    tag(campaign, "declare Michal", author="michal")
+    tag(campaign, "declare Zuzia negotiate=1", [3, 8], author="zuzia")
+    played = tag(campaign, "answer no", [9, 10], author="michal").result
+    rerolls = [e for e in played.duel.events if hasattr(e, "proposer")]
+    assert (None, 1) == (played.pending, len(rerolls))
+    assert {"Michal": Outcome.SUCCESS, "Zuzia": Outcome.FAILURE} == outcomes_of(played)

@@ -28,6 +28,8 @@ def test_a_players_negotiation_waits_for_the_other_players_answer(campaign: Camp
     waiting = tag(campaign, "declare Zuzia", [5, 3, 4, 9, 9], author="zuzia").result
     with pytest.raises(Forbidden, match="only they or a GM may answer this Negotiation"):
         tag(campaign, "answer yes", author="michal")
+    with pytest.raises(RuleViolation, match="waits for Zuzia's player"):
+        tag(campaign, "go")
     played = tag(campaign, "answer yes", [2], author="zuzia").result
     (reroll,) = [e for e in played.duel.events if hasattr(e, "proposer")]
     assert ("Michal", "Zuzia", 9) == (

@@ -67,41 +67,80 @@ def build_campaign(folder: Path, characters: int, ledger_rows: int) -> None:
                 campaign.store.flush(sync=False)
 
 
+FIGHTERS = 8  # characters in one fight
+ROUNDS = 2  # rounds of a fight
+
+
+def _comment(number: int, author: str, body: str) -> dict:
+    return {
+        "kind": "t1",
+        "data": {
+            "name": f"t1_b{number:x}",
+            "id": f"b{number:x}",
+            "author": author,
+            "body": body,
+            "created_utc": 1.7e9 + number,
+            "edited": False,
+            "parent_id": "t3_bench",
+            "link_id": "t3_bench",
+            "replies": "",
+        },
+    }
+
+
+def _fight_bodies(
+    chooser: random.Random, fighters: list[int], per_post: int
+) -> list[tuple[str, str]]:
+    """One fight as (author, body) posts, the way a table plays it.
+
+    Each fighter's player rolls initiative once, in his first post, and acts with
+    ``per_post`` tags a post against the others of the fight; after each post the GM
+    moves the turn on with ``[[next]]``; the fight ends with ``[[end encounter]]``.
+    """
+    posts = []
+    for round_ in range(ROUNDS):
+        for actor in fighters:
+            hero = f"Hero {actor}"
+
+            def other(actor: int = actor) -> str:
+                return f"Hero {chooser.choice([f for f in fighters if f != actor])}"
+
+            forms = [
+                "[[roll 2d6+3]]",
+                f"[[roll {hero} agility+perception]]",
+                f"[[shoot {hero} -> {other()} leg]]",
+                f"[[melee {hero} -> {other()} arm]]",
+                f"[[cast {hero} Telekinesis]]"
+                if actor % 10 == 0
+                else f"[[shoot {hero} -> {other()} leg]]",
+            ]
+            tags = [f"[[init {hero}]]"] if round_ == 0 else []
+            tags += [chooser.choice(forms) for _ in range(per_post - len(tags))]
+            posts.append((f"player{actor}", "The fight goes on. " + " ".join(tags)))
+            posts.append(("gm", "[[next]]"))
+    posts.append(("gm", "The dust settles. [[end encounter]]"))
+    return posts
+
+
 def build_thread(path: Path, tags: int, characters: int, per_post: int = 4) -> None:
-    """A long fight: each post is written by the player of the character acting in it."""
+    """Fights one after another, each post by the player of the character acting in it.
+
+    About ``tags`` tags: fights of FIGHTERS characters over ROUNDS rounds (see
+    :func:`_fight_bodies`), so initiative is rolled once a fight, as the tracker asks.
+    """
     chooser = random.Random(2026)
-    comments = []
-    for number in range(tags // per_post):
-        actor = chooser.randrange(characters)
-        hero = f"Hero {actor}"
-
-        def other(actor: int = actor) -> str:
-            return f"Hero {(actor + chooser.randrange(1, characters)) % characters}"
-
-        forms = [
-            "[[roll 2d6+3]]",
-            f"[[roll {hero} agility+perception]]",
-            f"[[shoot {hero} -> {other()}]]",
-            f"[[melee {hero} -> {other()} arm]]",
-            f"[[cast {hero} Telekinesis]]" if actor % 10 == 0 else f"[[init {hero}]]",
-        ]
-        body = "The fight goes on. " + " ".join(chooser.choice(forms) for _ in range(per_post))
-        comments.append(
-            {
-                "kind": "t1",
-                "data": {
-                    "name": f"t1_b{number:x}",
-                    "id": f"b{number:x}",
-                    "author": f"player{actor}",
-                    "body": body,
-                    "created_utc": 1.7e9 + number,
-                    "edited": False,
-                    "parent_id": "t3_bench",
-                    "link_id": "t3_bench",
-                    "replies": "",
-                },
-            }
-        )
+    comments: list[dict] = []
+    written = 0
+    heroes: list[int] = []
+    while written < tags:
+        if len(heroes) < FIGHTERS:  # each character fights once until everyone has
+            heroes = chooser.sample(range(characters), characters)
+        fighters = [heroes.pop() for _ in range(FIGHTERS)]
+        for author, body in _fight_bodies(chooser, fighters, per_post):
+            if written >= tags:
+                break
+            comments.append(_comment(len(comments), author, body))
+            written += body.count("[[")
     submission = {
         "kind": "t3",
         "data": {

@@ -23,7 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import orjson
+
 from .store import Table
+
+Snapshot = bytes | dict[str, Any] | None  # a record as a tag found it: its JSON, or a copy
 
 
 class ChangeSet:
@@ -32,7 +36,7 @@ class ChangeSet:
     def __init__(self, tables: Mapping[str, Table] | Callable[[str], Table]) -> None:
         self._open = tables if callable(tables) else tables.__getitem__
         self._views: dict[str, TrackedTable] = {}
-        self._undo: list[tuple[Table, str, dict[str, Any] | None]] = []
+        self._undo: list[tuple[Table, str, Snapshot]] = []
         self._listeners: list[Callable[[], None]] = []
 
     def table(self, name: str) -> TrackedTable:
@@ -68,20 +72,24 @@ class ChangeSet:
         >>> changes.written()
         [('characters', 'kara', None, {'wounds': 1})]
         """
-        first: dict[tuple[str, str], tuple[Table, dict[str, Any] | None]] = {}
+        first: dict[tuple[str, str], tuple[Table, Snapshot]] = {}
         for table, key, before in self._undo:
             first.setdefault((str(getattr(table, "name", "")), key), (table, before))
         written = []
-        for (name, key), (table, before) in first.items():
-            after = table.get(key)
-            if before != after:
+        for (name, key), (table, noted) in first.items():
+            now = _snapshot(table, key)
+            if now == noted:
+                continue
+            before, after = _decoded(noted), _decoded(now)
+            if before != after:  # the same record in another key order is no change
                 written.append((name, key, before, after))
         return written
 
     def rollback(self) -> None:
         """Put back every record written since the last commit, newest first."""
         undo, self._undo = self._undo, []
-        for table, key, before in reversed(undo):
+        for table, key, noted in reversed(undo):
+            before = _decoded(noted)
             if before is None:
                 table.delete(key)
             else:
@@ -91,7 +99,17 @@ class ChangeSet:
                 listener()
 
     def _note(self, table: Table, key: str) -> None:
-        self._undo.append((table, key, table.get(key)))
+        self._undo.append((table, key, _snapshot(table, key)))
+
+
+def _snapshot(table: Table, key: str) -> Snapshot:
+    """The record under ``key`` as it is now: its JSON if the table keeps it (no copy made)."""
+    dumps = getattr(table, "dumps", None)
+    return dumps(key) if dumps is not None else table.get(key)
+
+
+def _decoded(snapshot: Snapshot) -> dict[str, Any] | None:
+    return orjson.loads(snapshot) if isinstance(snapshot, bytes) else snapshot
 
 
 class TrackedTable:

@@ -20,7 +20,7 @@ from .batch import batch_markdown, load_thread, run_batch
 from .campaign import Campaign, find_config, load_config, load_secret
 from .dice import DiceSource, GivenDice, SeededDice, SystemDice, commitment
 from .errors import ConfigError, OperatorError, StoreError, UserError
-from .failures import FailureLog
+from .failures import FailureLog, tag_failure_key
 from .forum import Post, post_link, safe_text
 from .ledger import verify
 from .limits import DEFAULT_LIMITS
@@ -29,7 +29,7 @@ from .render import Renderer
 from .resolve import verbs_for
 from .sheets import sheet_block
 from .systems import installed_systems, load_system
-from .tags import ParseContext, Tag, find_tags, near_miss_problems
+from .tags import ParseContext, Tag, find_tags, near_miss_problems, shorten
 from .terminal import FORMATS, plain_text
 from .verdicts import Reply
 
@@ -106,6 +106,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     failures.add_argument(
         "--retry", metavar="POST", help="referee this failed post again, after a fix (t1_abc)"
+    )
+    failures.add_argument(
+        "--forget",
+        metavar="POST#TAG",
+        help="take a failed tag off the list once it is dealt with (t1_abc#2)",
     )
     _format_option(failures)
 
@@ -427,20 +432,56 @@ def cmd_failures(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_OK
+    if args.forget:
+        return _forget_failure(args)
     with Campaign.open(args.campaign, need_secret=False) as campaign:
         failed = list(FailureLog(campaign.store))
     if not failed:
         print("No failed posts.")
         return EXIT_OK
     for failure in failed:
-        print(f"{failure.post}  by {failure.author}  at {failure.failed_at}")
+        if failure.tag is None:
+            print(f"{failure.post}  by {failure.author}  at {failure.failed_at}")
+        else:
+            key = tag_failure_key(failure.post, failure.tag)
+            print(
+                f"{key}  tag {failure.tag + 1} of the post, by {failure.author}  at "
+                f"{failure.failed_at}: [[{shorten(failure.tag_text, 60)}]]"
+            )
         print(f"    {post_link(failure.as_post())}")
         print(f"    {failure.error}")
-    print(
-        f"{len(failed)} failed post(s). After a fix, `referee failures --retry POST` "
-        "referees one again."
-    )
+    posts = sum(failure.tag is None for failure in failed)
+    tags = len(failed) - posts
+    if posts:
+        print(
+            f"{posts} failed post(s). After a fix, `referee failures --retry POST` "
+            "referees one again."
+        )
+    if tags:
+        print(
+            f"{tags} failed tag(s): the rest of each post stands. After a fix, the player "
+            "writes the tag again in a new reply; `referee failures --forget POST#TAG` "
+            "takes it off this list."
+        )
     return EXIT_TAG_ERRORS
+
+
+def _forget_failure(args: argparse.Namespace) -> int:
+    key = safe_text(args.forget)
+    with Campaign.open(args.campaign, need_secret=False) as campaign:
+        log = FailureLog(campaign.store)
+        failure = log.get(key)
+        if failure is None or failure.tag is None:
+            print(
+                f"referee: {key} is not a failed tag; `referee failures` lists them (a failed "
+                "post leaves the list when `--retry` referees it).",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        log.clear(key)
+        campaign.store.flush()
+    print(f"Forgot the failure of {key}.")
+    return EXIT_OK
 
 
 def _shell_post(body: str) -> Post:

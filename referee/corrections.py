@@ -19,9 +19,11 @@ set, and its verdict is a ledger row.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from . import tracker
 from .campaign import character_key
 from .dice import DiceSource
 from .errors import Forbidden, RuleViolation, TagError, UnknownName
@@ -31,6 +33,7 @@ from .render import escape_markdown
 from .resolve import Context
 from .system import Resolution, Verb
 from .tags import ParseContext, collapse, name_argument
+from .tracker_verbs import TABLE as INITIATIVE
 from .visibility import TABLE as VISIBILITY
 from .visibility import is_npc
 
@@ -128,33 +131,48 @@ def _roll_post(context: Context, roll_id: str) -> tuple[str, dict[str, Any]]:
 
 
 def resolve_void(request: VoidRoll, context: Context, dice: DiceSource) -> Resolution:
+    return Resolution("records_void", void_roll(context, request.roll_id, request.reason))
+
+
+def is_void(context: Context, roll_id: str) -> bool:
+    """Whether ``roll_id`` has been voided (by ``[[void]]`` or a system's undo)."""
+    return context.table(VOIDS).get(roll_id) is not None
+
+
+def void_roll(
+    context: Context, roll_id: str, reason: str, labels: Mapping[str, str] | None = None
+) -> VoidResult:
+    """Void one roll: take its writes back out field by field, record the void, note it
+    under the voided post's reply. The one mechanism behind ``[[void]]`` and a system's
+    undo verb (trikus ``[[undo]]``); ``labels`` names a table's records for the verdict
+    (``{"trikus_party": "the party"}``) where the record has no name of its own.
+    """
     voids = context.table(VOIDS)
-    if voids.get(request.roll_id) is not None:
-        raise RuleViolation(f"Roll {request.roll_id} is already void.")
-    fullname, record = _roll_post(context, request.roll_id)
+    if voids.get(roll_id) is not None:
+        raise RuleViolation(f"Roll {roll_id} is already void.")
+    fullname, record = _roll_post(context, roll_id)
     if record.get("private") and not context.private:
         raise Forbidden(
-            f"Roll {request.roll_id} was a secret roll; void it by private message, so the "
+            f"Roll {roll_id} was a secret roll; void it by private message, so the "
             "table does not learn of it."
         )
-    entry: dict[str, Any] = next(
-        (e for e in record.get("rolls", ()) if e.get("id") == request.roll_id), {}
-    )
+    entry: dict[str, Any] = next((e for e in record.get("rolls", ()) if e.get("id") == roll_id), {})
     if entry.get("kind") == "records_void":
         raise RuleViolation(
-            f"Roll {request.roll_id} is itself a void; a void stands. Make the change again "
+            f"Roll {roll_id} is itself a void; a void stands. Make the change again "
             "with the tag that made it."
         )
     undone: list[str] = []
     kept: list[str] = []
-    for table_name, key, changes in (record.get("undo") or {}).get(request.roll_id, ()):
+    for table_name, key, changes in (record.get("undo") or {}).get(roll_id, ()):
         table = context.table(table_name)
         undone_record = undo(table.get(key), changes)
         if undone_record.record is None:
             table.delete(key)
         else:
             table.put(key, undone_record.record)
-        label = str((undone_record.record or {}).get("name") or key)
+        named = (undone_record.record or {}).get("name")
+        label = str(named or (labels or {}).get(table_name) or key)
         undone.append(label)
         kept += [f"{label}: {field}" for field in undone_record.kept]
     if undone:  # sheets and names changed under the roster's caches
@@ -162,22 +180,19 @@ def resolve_void(request: VoidRoll, context: Context, dice: DiceSource) -> Resol
         context.cache.clear()
     link = post_link(Post(fullname, str(record.get("thread", "")), "", "", 0.0))
     voids.put(
-        request.roll_id,
-        {"reason": request.reason, "by": context.post.author, "in": context.post.fullname},
+        roll_id,
+        {"reason": reason, "by": context.post.author, "in": context.post.fullname},
     )
     gm = escape_markdown(context.post.author)
     note = (
-        f"**Roll {request.roll_id} is void** (the GM, u&#47;{gm}): "
-        f"{escape_markdown(request.reason, 300)}. Its dice stay in the ledger; what it "
+        f"**Roll {roll_id} is void** (the GM, u&#47;{gm}): "
+        f"{escape_markdown(reason, 300)}. Its dice stay in the ledger; what it "
         "changed was undone."
     )
     context.table("posts").put(
         fullname, {**record, "reply": str(record.get("reply", "")).rstrip("\n") + f"\n\n{note}\n"}
     )
-    result = VoidResult(
-        request.roll_id, request.reason, link, tuple(dict.fromkeys(undone)), tuple(kept)
-    )
-    return Resolution("records_void", result)
+    return VoidResult(roll_id, reason, link, tuple(dict.fromkeys(undone)), tuple(kept))
 
 
 # ------------------------------------------------------------- revive, rename, remove
@@ -256,16 +271,30 @@ def _rename(request: Correct, context: Context) -> Resolution:
     if seen is not None:
         visibility.delete(key)
         visibility.put(new_key, seen)
+    orders = _rename_in_initiative(context, str(record["name"]), request.new_name)
     context.roster.forget()
+    detail = f"renamed in {_orders(orders)} too" if orders else ""
     return Resolution(
         "records_correction",
-        CorrectionResult(
-            "rename",
-            str(record["name"]),
-            request.new_name,
-            "an initiative order naming the old name keeps it until the encounter ends",
-        ),
+        CorrectionResult("rename", str(record["name"]), request.new_name, detail),
     )
+
+
+def _rename_in_initiative(context: Context, old: str, new: str) -> int:
+    """Rename ``old`` in every thread's initiative order holding it; how many there were."""
+    orders = context.table(INITIATIVE)
+    renamed = 0
+    for thread, record in list(orders.items()):
+        order = tracker.from_record(record)
+        moved = tracker.rename(order, old, new)
+        if moved != order:
+            orders.put(thread, tracker.to_record(moved, thread))
+            renamed += 1
+    return renamed
+
+
+def _orders(count: int) -> str:
+    return "the initiative order" if count == 1 else f"{count} threads' initiative orders"
 
 
 def _remove(request: Correct, context: Context) -> Resolution:

@@ -47,6 +47,10 @@ class Draw(NamedTuple):
     value: int
 
 
+# Draw(sides, value) without the named tuple's Python-level __new__: a die per call.
+_new_draw = tuple.__new__
+
+
 def _check_sides(sides: int) -> None:
     if sides < 1:
         raise ValueError(f"a die needs at least one face, not {sides}")
@@ -156,44 +160,53 @@ class HmacDice:
     """Dice derived from HMAC-SHA256(secret, "post:index:block"): deterministic and checkable.
 
     Each digest block yields four 64-bit words; a word is used by rejection
-    sampling, so every face is exactly equally likely.
+    sampling, so every face is exactly equally likely. Every die drawn is kept, in
+    order, in ``draws`` (what the ledger records), so a tag's dice need no
+    :class:`RecordingDice` around them.
 
     >>> a = HmacDice(b"secret", "t1_abc", 0)
     >>> b = HmacDice(b"secret", "t1_abc", 0)
     >>> [a.roll(20) for _ in range(5)] == [b.roll(20) for _ in range(5)]
     True
+    >>> a.draws[:2] == [Draw(20, a.draws[0].value), Draw(20, a.draws[1].value)]
+    True
     """
 
-    __slots__ = ("_block", "_keys", "_prefix", "_words")
+    __slots__ = ("_block", "_keys", "_prefix", "_used", "_words", "draws")
 
     _SPACE = 1 << 64
     _WORDS = struct.Struct(">4Q")  # a SHA-256 digest read as four big-endian 64-bit words
 
     def __init__(self, secret: bytes, post: str, tag_index: int) -> None:
         self._keys = _hmac_keys(secret)
-        self._prefix = f"{post}:{tag_index}:"
+        self._prefix = f"{post}:{tag_index}:".encode()
         self._block = 0
-        self._words: list[int] = []
+        self._words: tuple[int, ...] = ()
+        self._used = 4  # words of the current block already used: none drawn yet
+        self.draws: list[Draw] = []
 
-    def _next_block(self) -> list[int]:
+    def _next_block(self) -> None:
         inner, outer = self._keys[0].copy(), self._keys[1].copy()
-        inner.update(f"{self._prefix}{self._block}".encode())
+        inner.update(self._prefix + str(self._block).encode())
         outer.update(inner.digest())
         self._block += 1
-        self._words = words = list(reversed(self._WORDS.unpack(outer.digest())))
-        return words
+        self._used = 0
+        self._words = self._WORDS.unpack(outer.digest())
 
     def roll(self, sides: int) -> int:
         if sides < 1:
             _check_sides(sides)
         # The largest multiple of `sides` below 2**64; words past it are redrawn.
         limit = self._SPACE - self._SPACE % sides
-        words = self._words
         while True:
-            word = (words or self._next_block()).pop()
+            if self._used == 4:
+                self._next_block()
+            word = self._words[self._used]
+            self._used += 1
             if word < limit:
-                return word % sides + 1
-            words = self._words
+                value = word % sides + 1
+                self.draws.append(_new_draw(Draw, (sides, value)))
+                return value
 
 
 @lru_cache(maxsize=16)
@@ -222,13 +235,28 @@ class RecordingDice:
     """Wraps a source and keeps every draw, in order, for the ledger."""
 
     def __init__(self, source: DiceSource) -> None:
-        self._source = source
+        self._roll = source.roll
         self.draws: list[Draw] = []
 
     def roll(self, sides: int) -> int:
-        value = self._source.roll(sides)
-        self.draws.append(Draw(sides, value))
+        value = self._roll(sides)
+        self.draws.append(_new_draw(Draw, (sides, value)))
         return value
+
+
+def recording(source: DiceSource) -> HmacDice | RecordingDice:
+    """A source that keeps in ``draws`` every die drawn from now on, for the ledger.
+
+    A fresh :class:`HmacDice` keeps its own (one call a die fewer); any other source,
+    or one already drawn from, is wrapped in a :class:`RecordingDice`.
+
+    >>> fresh = HmacDice(b"s", "t1_a", 0)
+    >>> recording(fresh) is fresh, type(recording(FixedDice([1]))).__name__
+    (True, 'RecordingDice')
+    """
+    if type(source) is HmacDice and not source.draws:
+        return source
+    return RecordingDice(source)
 
 
 def replay_matches(source: DiceSource, draws: Iterable[Draw]) -> bool:

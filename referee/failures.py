@@ -7,6 +7,12 @@ once with :data:`FAILURE_REPLY` and is never refereed again by itself, so a rest
 does not meet the same crash. ``referee failures`` lists them; ``referee failures
 --retry POST`` runs one through the pipeline again after a fix.
 
+A bug inside one tag costs that tag alone: the post's other tags stand, the tag is
+answered with the pipeline's internal-error problem, and :meth:`FailureLog.record_tag`
+keeps it here too (under ``POST#INDEX``), so the GM who was told sees it in the same
+list. Such a tag is not retried in place, since its post's other rolls are already
+public: once fixed, the player writes the tag again in a new reply.
+
 Everything a record holds is made writable first (the error text may quote the very
 value the store refused), so recording a failure cannot fail in its turn.
 """
@@ -16,9 +22,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .forum import Post, safe_text
+
+if TYPE_CHECKING:
+    from .tags import Tag
 from .store import Store
 
 FAILURES_TABLE = "failures"
@@ -48,6 +57,8 @@ class FailedPost:
     parent: str | None = None
     subreddit: str = ""
     private: bool = False  # a GM's secret roll by private message
+    tag: int | None = None  # a failure of this one tag of the post (its other tags stand)
+    tag_text: str = ""
 
     def as_post(self) -> Post:
         """The post as the pipeline first read it."""
@@ -100,6 +111,27 @@ class FailureLog:
         )
         self._table.put(failure.post, asdict(failure))
 
+    def record_tag(
+        self, post: Post, tag: Tag, error: str, at: str, *, private: bool = False
+    ) -> None:
+        """Keep the failure of one tag of ``post``; ``error`` as :func:`describe` wrote it."""
+        failure = FailedPost(
+            post=safe_text(post.fullname),
+            thread=safe_text(post.thread),
+            author=safe_text(post.author),
+            body=safe_text(post.body),
+            body_sha256=body_digest(post.body),
+            error=safe_text(error),
+            failed_at=at,
+            created=post.created,
+            parent=safe_text(post.parent) if post.parent else None,
+            subreddit=safe_text(post.subreddit),
+            private=private,
+            tag=tag.index,
+            tag_text=safe_text(tag.text),
+        )
+        self._table.put(tag_failure_key(failure.post, tag.index), asdict(failure))
+
     def get(self, fullname: str) -> FailedPost | None:
         """The failure of post ``fullname``, if it failed."""
         record = self._table.get(fullname)
@@ -118,6 +150,15 @@ class FailureLog:
     def clear(self, fullname: str) -> bool:
         """Forget the failure of ``fullname``; return whether there was one."""
         return self._table.delete(fullname)
+
+
+def tag_failure_key(post: str, index: int) -> str:
+    """Where the failure of tag ``index`` of ``post`` is kept: ``t1_abc#2`` (tags from 1).
+
+    >>> tag_failure_key("t1_abc", 1)
+    't1_abc#2'
+    """
+    return f"{post}#{index + 1}"
 
 
 def _failed_post(record: dict[str, Any]) -> FailedPost:

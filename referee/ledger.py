@@ -88,10 +88,24 @@ def seal(row: Mapping[str, Any], previous: str) -> dict[str, Any]:
     >>> sealed["prev"] == GENESIS and sealed["hash"] == row_hash(sealed)
     True
     """
+    return seal_line(row, previous)[0]
+
+
+def seal_line(row: Mapping[str, Any], previous: str) -> tuple[dict[str, Any], bytes]:
+    """:func:`seal`, and the sealed row as one JSON line for the journal.
+
+    The line is the canonical JSON the hash covers with the hash added last, so a row
+    is serialised once. Raises ``TypeError`` for a value JSON cannot hold.
+
+    >>> sealed, line = seal_line({"roll_id": "a-1"}, GENESIS)
+    >>> orjson.loads(line) == sealed
+    True
+    """
     sealed = {key: value for key, value in row.items() if key != "hash"}
     sealed["prev"] = previous
-    sealed["hash"] = row_hash(sealed)
-    return sealed
+    canonical = orjson.dumps(sealed, option=orjson.OPT_SORT_KEYS)
+    sealed["hash"] = digest = hashlib.sha256(canonical).hexdigest()
+    return sealed, b'%b,"hash":"%b"}\n' % (canonical[:-1], digest.encode())
 
 
 @dataclass(frozen=True)

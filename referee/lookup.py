@@ -12,7 +12,7 @@ stats (:mod:`referee.visibility`). Nothing here rolls or writes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -300,7 +300,7 @@ def resolve_pending(request: ShowPending, context: Context, dice: DiceSource) ->
 
 
 def resolve_roster(request: ShowRoster, context: Context, dice: DiceSource) -> Resolution:
-    from .roster import roster_page  # the roster's own module (it imports the renderer)
+    from .roster import fights, roster_page  # the roster's module (it imports the renderer)
 
     system = context.system
     if system is None:
@@ -318,7 +318,7 @@ def resolve_roster(request: ShowRoster, context: Context, dice: DiceSource) -> R
         rules=context.rules,
         applications=applications,
     )
-    return Resolution("records_roster", page)
+    return Resolution("records_roster", replace(page, fights=tuple(fights(context))))
 
 
 LOOKUP_VERBS = (

@@ -35,7 +35,7 @@ from referee.notation_roll import (
     RolledLiteral,
     RolledUnary,
 )
-from referee.notation_tree import COMPARISONS
+from referee.notation_tree import COMPARISONS, Binary, Dice, Group, Literal, Unary
 from referee.render import escape_markdown, percent
 
 DICE_SHOWN = 40  # dice listed per group; the rest are counted
@@ -51,6 +51,8 @@ def _plain(text: str) -> str:
 
 def _die(die: RolledDie) -> str:
     text = str(die.value)
+    if not die.marked:  # the usual die: its face, struck if dropped
+        return text if die.kept else f"~~{text}~~"
     if die.forced_from is not None:
         text = f"{die.forced_from}→{text}"
     if die.rerolled:
@@ -73,8 +75,44 @@ def _notes(annotations: tuple[str, ...]) -> str:
     return " " + " ".join(f"*{escape_markdown(note[1:-1].strip(), 100)}*" for note in annotations)
 
 
-def _struck(rolled: Any, text: str) -> str:
-    return text if rolled.kept else f"~~{text}~~"
+def _ops(operations: tuple[Any, ...]) -> str:
+    return _plain("".join([str(op) for op in operations]))
+
+
+_SPACED = COMPARISONS | {"+", "-"}  # operators written with a space either side
+# The text of a node that no roll changes, by kind of node: a literal's number, a dice
+# term's "4d6kh3 (" and annotations, a set's closing ")kh1", an operator with its spaces.
+FIXED: dict[type, Callable[[Any], Any]] = {
+    Literal: lambda node: str(node.value) + _notes(node.annotations),
+    Dice: lambda node: (
+        f"{node.count}d{node.sides}{_ops(node.operations)} (",
+        _notes(node.annotations),
+    ),
+    Group: lambda node: (
+        "," if len(node.items) == 1 and not node.parenthesised else "",
+        f"){_ops(node.operations)}{_notes(node.annotations)}",
+    ),
+    Unary: lambda node: node.op,
+    Binary: lambda node: f" {_plain(node.op)} " if node.op in _SPACED else _plain(node.op),
+}
+_FIXED: dict[int, tuple[Any, Any]] = {}  # id(node) -> (node, its fixed text)
+
+
+def _fixed(node: Any) -> Any:
+    """A node's fixed text (see :data:`FIXED`), made once per node.
+
+    A parsed tree is cached by its text and rolled again and again, so its nodes come
+    back; they are looked up by identity (hashing a frozen node hashes its whole
+    subtree), each kept beside its text so its id cannot be reused while remembered.
+    """
+    known = _FIXED.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    text = FIXED[type(node)](node)
+    if len(_FIXED) >= 8192:
+        _FIXED.clear()
+    _FIXED[id(node)] = (node, text)
+    return text
 
 
 class _Writer:
@@ -89,39 +127,40 @@ class _Writer:
         return WRITERS[type(rolled)](self, rolled)
 
     def literal(self, rolled: RolledLiteral) -> str:
-        return _struck(rolled, str(rolled.node.value) + _notes(rolled.node.annotations))
+        text = _fixed(rolled.node)
+        return text if rolled.kept else f"~~{text}~~"
 
     def dice(self, rolled: RolledDice) -> str:
-        node = rolled.node
+        head, notes = _fixed(rolled.node)
         dice = rolled.dice
-        listed = max(0, min(DICE_SHOWN, self.left, len(dice)))
-        self.left -= listed
-        shown = ", ".join([_die(die) for die in dice[:listed]])
-        if len(dice) > listed:
+        if len(dice) <= DICE_SHOWN and len(dice) <= self.left:
+            self.left -= len(dice)
+            shown = ", ".join([_die(die) for die in dice])
+        else:
+            listed = max(0, min(DICE_SHOWN, self.left, len(dice)))
+            self.left -= listed
+            shown = ", ".join([_die(die) for die in dice[:listed]])
             rest = len(dice) - listed
             shown += f", … {rest} more" if listed else f"{rest} dice"
-        ops = _plain("".join([str(op) for op in node.operations])) if node.operations else ""
-        text = f"{node.count}d{node.sides}{ops} ({shown})"
+        text = f"{head}{shown})"
         if rolled.counting:
             text += f" {rolled.number} success{'es' if abs(rolled.number) != 1 else ''}"
-        return _struck(rolled, text + _notes(node.annotations))
+        text += notes
+        return text if rolled.kept else f"~~{text}~~"
 
     def group(self, rolled: RolledGroup) -> str:
-        node = rolled.node
+        comma, tail = _fixed(rolled.node)
         inner = ", ".join([self.write(item) for item in rolled.items])
-        if len(rolled.items) == 1 and not node.parenthesised:
-            inner += ","
-        ops = _plain("".join([str(op) for op in node.operations])) if node.operations else ""
-        return _struck(rolled, f"({inner}){ops}" + _notes(node.annotations))
+        text = f"({inner}{comma}{tail}"
+        return text if rolled.kept else f"~~{text}~~"
 
     def unary(self, rolled: RolledUnary) -> str:
-        return _struck(rolled, f"{rolled.node.op}{self.write(rolled.operand)}")
+        text = f"{_fixed(rolled.node)}{self.write(rolled.operand)}"
+        return text if rolled.kept else f"~~{text}~~"
 
     def binary(self, rolled: RolledBinary) -> str:
-        op = rolled.node.op
-        spaced = op in COMPARISONS or op in ("+", "-")
-        middle = f" {_plain(op)} " if spaced else _plain(op)
-        return _struck(rolled, f"{self.write(rolled.left)}{middle}{self.write(rolled.right)}")
+        text = f"{self.write(rolled.left)}{_fixed(rolled.node)}{self.write(rolled.right)}"
+        return text if rolled.kept else f"~~{text}~~"
 
 
 # How each kind of rolled node is written; a new kind of node adds one entry here.

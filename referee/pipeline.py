@@ -20,7 +20,7 @@ from typing import Any
 from . import visibility
 from .campaign import Campaign
 from .changes import ChangeSet
-from .dice import DiceSource, HmacDice, RecordingDice
+from .dice import DiceSource, HmacDice, recording
 from .errors import TagError, UserError
 from .failures import FAILURE_REPLY, FailureLog, body_digest, describe
 from .forum import Post, post_link
@@ -213,11 +213,21 @@ class Referee:
         if not scan.tags and not scan.problem and not near:
             return Outcome(post, "", 0, 0, 0)
         verdicts, names = self._resolve_all(post, scan.tags, private)
+        for verdict in verdicts:
+            if verdict.internal_error:  # the GM reads it in `referee failures`
+                self.failures.record_tag(
+                    post, verdict.tag, verdict.internal_error, _iso(self.clock()), private=private
+                )
         notes = (*near, scan.problem) if scan.problem else near
         notes = (*notes, *self._gone_notes(post.thread, names))
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes))
-        new_rolls = self._record(post, verdicts, names, private)
-        kept = [(v, n) for v, n in zip(verdicts, names, strict=True) if not v.failed]
+        summaries = [None if v.failed else outcome_summary(v) for v in verdicts]
+        new_rolls = self._record(post, verdicts, names, summaries, private)
+        kept = [
+            (v, n, summary)
+            for v, n, summary in zip(verdicts, names, summaries, strict=True)
+            if summary is not None
+        ]
         undo_log = _undo_log(verdicts)
         undo = {"undo": undo_log} if undo_log else {}
         self.posts.put(
@@ -232,9 +242,7 @@ class Referee:
                 "tags_sha256": _tags_digest(scan.tags),
                 "roll_ids": [v.roll_id for v in verdicts if not v.failed],
                 # Whom each roll concerned and what it gave: what [[history]] reads.
-                "rolls": [
-                    roll_entry(v.roll_id, v.kind, n, outcome_summary(v), v.result) for v, n in kept
-                ],
+                "rolls": [roll_entry(v.roll_id, v.kind, n, s, v.result) for v, n, s in kept],
                 # What each tag wrote, field by field: what [[void]] takes back out.
                 **undo,
                 "problems": sum(v.failed for v in verdicts) + len(near),
@@ -495,14 +503,15 @@ class Referee:
         post: Post,
         verdicts: tuple[Verdict, ...],
         names: tuple[list[str], ...],
+        summaries: list[dict[str, Any] | None],
         private: bool = False,
     ) -> int:
         added = 0
         recorded = _iso(self.clock())  # one moment for the post's rolls
-        for verdict, concerned in zip(verdicts, names, strict=True):
-            if verdict.failed:
+        for verdict, concerned, summary in zip(verdicts, names, summaries, strict=True):
+            if summary is None:  # a refused tag: nothing rolled
                 continue
-            outcome = outcome_summary(verdict)
+            outcome = dict(summary)  # the post's record keeps the summary without the names
             if concerned:
                 outcome["names"] = concerned
             if private:  # sealed into the row's hash: a mark that cannot be added later
@@ -533,7 +542,7 @@ def verdict_for(
     The tag's writes are kept only if it resolves: a refused or crashed tag's change
     set is rolled back. Every die drawn is kept on the verdict, for the ledger.
     """
-    recorder = RecordingDice(dice)
+    recorder = recording(dice)
     context.roll_id = rid  # a system may keep it, so a later tag can name this roll
     try:
         verb, request = read_tag(tag.text, parse_context, verbs_for(context.system))
@@ -544,12 +553,14 @@ def verdict_for(
     except UserError as error:
         context.changes.rollback()
         return Verdict(tag, rid, "problem", problem=error.message)
-    except Exception:  # a bug must cost one tag, never the whole post or batch
+    except Exception as error:  # a bug must cost one tag, never the whole post or batch
         context.changes.rollback()
         log.exception(
             "internal error on post=%s tag=%d %r", context.post.fullname, tag.index, tag.text
         )
-        return Verdict(tag, rid, "problem", problem=INTERNAL_PROBLEM)
+        return Verdict(
+            tag, rid, "problem", problem=INTERNAL_PROBLEM, internal_error=describe(error)
+        )
     written = context.changes.written() if context.changes.pending else []
     if written:  # what a GM does in private stays known to the GMs (referee.visibility)
         table = context.table(visibility.TABLE)

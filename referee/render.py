@@ -91,6 +91,15 @@ def signed(value: int) -> str:
     return f"+{value}" if value >= 0 else f"−{-value}"
 
 
+def sentence_start(text: str) -> str:
+    """``text`` with its first letter a capital, the rest as written, to open a sentence.
+
+    >>> sentence_start("the vault door")
+    'The vault door'
+    """
+    return text[:1].upper() + text[1:]
+
+
 def format_die(die: Any) -> str:
     """One die as ``d8:5``; a die that does not count is struck through: ``d8:~~2~~``."""
     return f"d{die.sides}:{die.value}" if die.kept else f"d{die.sides}:~~{die.value}~~"
@@ -117,6 +126,7 @@ def make_environment(
     environment.filters["die"] = format_die
     environment.filters["pct"] = percent
     environment.filters["signed"] = signed
+    environment.filters["sentence"] = sentence_start
     from .notation_markdown import markdown, odds_note  # they escape with this module's md
 
     environment.filters["tree"] = markdown
@@ -253,16 +263,18 @@ _ITEM = re.compile(r"(?:[*+-]|[0-9]{1,9}[.)])[ \t]|\|")
 
 
 class _Fast:
-    """A template rendered without Jinja's per-call setup: its globals merged, a context made.
+    """A template rendered without Jinja's per-call setup: its globals shared, a context reused.
 
     ``Template.render`` copies every global into a fresh dict and builds a new
     ``Context`` (with its evaluation context and block table) before each render; a
     reply renders a template per verdict, and that setup cost as much as a small
-    verdict's own text. Here the merged globals are made once, and a finished render's
-    context is kept and reset for the next: its variables, exported names, blocks (an
-    ``{% extends %}`` adds to them) and evaluation state start as a new one's would.
-    A render that starts while another is under way (a thread, a filter that renders)
-    gets a context of its own.
+    verdict's own text. Here the globals are the context's parent, shared by every
+    render (a context never writes its parent), the variables passed are its own
+    variables (looked up first, as Jinja looks up a template's ``{% set %}`` names),
+    and a finished render's context is kept and reset for the next: its exported
+    names, blocks (an ``{% extends %}`` adds to them) and evaluation state start as a
+    new one's would. A render that starts while another is under way (a thread, a
+    filter that renders) gets a context of its own.
     """
 
     def __init__(self, template: jinja2.Template) -> None:
@@ -274,18 +286,15 @@ class _Fast:
 
     def render(self, **variables: Any) -> str:
         """What ``Template.render(**variables)`` returns."""
-        parent = self._globals.copy()
-        parent.update(variables)
         template = self._template
         if self._idle:
             context = self._idle.pop()
-            context.parent = parent
-            context.vars = {}
             context.exported_vars = set()
             context.blocks = {name: [block] for name, block in template.blocks.items()}
             context.eval_ctx.__dict__.update(self._eval_state)
         else:
-            context = template.new_context(parent, shared=True)
+            context = template.new_context(self._globals, shared=True)
+        context.vars = variables
         text = self._concat(template.root_render_func(context))
         self._idle.append(context)
         return text

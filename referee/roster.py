@@ -50,6 +50,7 @@ class RosterPage:
     view_without_npcs: Any = None
     npc_rows: tuple[tuple[str, ...], ...] = ()
     applications: tuple[Any, ...] = ()  # the GMs' roster: applications awaiting a decision
+    fights: tuple[tuple[str, Tracker], ...] = ()  # [[roster]]: each thread's initiative (fights())
 
 
 def roster_page(

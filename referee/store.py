@@ -51,8 +51,8 @@ from tinydb import TinyDB
 
 from .errors import StoreError
 from .journal import COMMIT, START, Journal, Position, commit_line, committed
-from .ledger import GENESIS, seal
-from .tinyfile import AtomicJSONStorage, FlushOnDemand, atomic_write
+from .ledger import GENESIS, seal_line
+from .tinyfile import AtomicJSONStorage, FlushOnDemand, atomic_write, remove_leftover_temps
 
 try:  # POSIX; elsewhere the store runs without the single-writer lock
     import fcntl
@@ -86,16 +86,6 @@ class Table(Protocol):
     def keys(self) -> Iterator[str]: ...
     def values(self) -> Iterator[Record]: ...
     def items(self) -> Iterator[tuple[str, Record]]: ...
-
-
-def _copy(value: Any) -> Any:
-    """A deep copy of a JSON value (dicts, lists and scalars)."""
-    kind = type(value)
-    if kind is dict:
-        return {key: _copy(item) for key, item in value.items()}
-    if kind is list:
-        return [_copy(item) for item in value]
-    return value
 
 
 def _json(value: Any) -> bytes:
@@ -152,6 +142,7 @@ class KeyedTable:
         self._doc_ids: dict[str, int] = {}  # keys that have a document in TinyDB
         self._changed: dict[str, None] = {}  # keys put since the last checkpoint, in order
         self._removed: list[int] = []  # doc ids of keys deleted since the last checkpoint
+        self._json: dict[str, bytes] = {}  # records put since the last checkpoint, as JSON
         # While a savepoint is open: how to undo each change since (see Store.savepoint).
         self._undo: list[Any] | None = None
         for doc_id, doc in _by_doc_id(raw_table):
@@ -167,8 +158,24 @@ class KeyedTable:
 
     def get(self, key: str) -> Record | None:
         """A copy of the record under ``key``, or ``None``."""
+        value = self.dumps(key)
+        return None if value is None else orjson.loads(value)  # the copy, made in C
+
+    def dumps(self, key: str) -> bytes | None:
+        """The record under ``key`` as JSON (what :meth:`get` decodes), or ``None``.
+
+        A record put since the last checkpoint is kept as the JSON it was put as; the
+        change set notes a record's state before a tag as these bytes, and decodes
+        them only if the tag is undone or its writes are listed.
+        """
         doc = self._docs.get(key)
-        return None if doc is None else _record(doc)
+        return None if doc is None else self._encoded(key, doc)
+
+    def _encoded(self, key: str, doc: Record) -> bytes:
+        value = self._json.get(key)
+        if value is None:
+            value = orjson.dumps({name: item for name, item in doc.items() if name != KEY_FIELD})
+        return value
 
     def put(self, key: str, record: Mapping[str, Any]) -> None:
         """Store a copy of ``record`` under ``key``, replacing any record there.
@@ -189,6 +196,7 @@ class KeyedTable:
         if self._undo is not None:
             self._undo.append((key, previous, key in self._changed))
         self._set(key, doc)
+        self._json[key] = value
         if self._emit is not None:
             self._emit(*_put_line(self.name, key, value))
 
@@ -210,6 +218,8 @@ class KeyedTable:
     def _end(self, *, undo: bool) -> None:
         """Close the savepoint; with ``undo``, restore the table as it was when it opened."""
         entries, self._undo = self._undo or [], None
+        if undo and entries:
+            self._json.clear()  # rare: the records' JSON is made again when asked
         while undo and entries:
             entry = entries.pop()
             if type(entry) is list:  # a delete: the whole table before it
@@ -229,6 +239,7 @@ class KeyedTable:
         self._changed[key] = None
 
     def _drop(self, key: str) -> bool:
+        self._json.pop(key, None)
         if self._docs.pop(key, None) is None:
             return False
         self._changed.pop(key, None)
@@ -244,6 +255,7 @@ class KeyedTable:
             doc = line["value"]
             doc[KEY_FIELD] = key
             self._set(key, doc)
+            self._json.pop(key, None)
         else:
             self._drop(key)
 
@@ -262,11 +274,11 @@ class KeyedTable:
 
     def values(self) -> Iterator[Record]:
         """Copies of the records in insertion order."""
-        return (_record(doc) for doc in list(self._docs.values()))
+        return (orjson.loads(self._encoded(*item)) for item in list(self._docs.items()))
 
     def items(self) -> Iterator[tuple[str, Record]]:
         """``(key, copy of record)`` pairs in insertion order."""
-        return ((key, _record(doc)) for key, doc in list(self._docs.items()))
+        return ((item[0], orjson.loads(self._encoded(*item))) for item in list(self._docs.items()))
 
     def __repr__(self) -> str:
         return f"<KeyedTable {self.name!r}: {len(self)} records>"
@@ -296,14 +308,8 @@ class KeyedTable:
         for key in self._changed:  # share TinyDB's copies instead of keeping our own
             docs[key] = cached[str(self._doc_ids[key])]
         self._changed.clear()
+        self._json.clear()
         self._removed.clear()
-
-
-def _record(doc: Record) -> Record:
-    """A copy of a keyed table's document without its key field."""
-    record = _copy(doc)
-    del record[KEY_FIELD]
-    return record
 
 
 class PostTable:
@@ -332,7 +338,8 @@ class PostTable:
             return orjson.loads(found)
         return found
 
-    def _value(self, key: str) -> bytes | None:
+    def dumps(self, key: str) -> bytes | None:
+        """The record under ``key`` as JSON (what :meth:`get` decodes), or ``None``."""
         found = self._find(key)
         return orjson.dumps(found) if isinstance(found, dict) else found
 
@@ -357,7 +364,7 @@ class PostTable:
         if type(key) is not str:
             raise TypeError(f"keys are strings, not {type(key).__name__}")
         value = _json(record if type(record) is dict else dict(record))
-        if value == self._value(key):
+        if value == self.dumps(key):
             return
         self._remember_undo(key)
         self._unflushed[key] = (self._emit(*_put_line(self.name, key, value)), value)
@@ -478,10 +485,9 @@ class Ledger:
         if "op" in row:
             raise ValueError("'op' is reserved for the journal's own lines; rename that field")
         try:
-            sealed = seal(row, self.last_hash)
+            sealed, line = seal_line(row, self.last_hash)
         except TypeError as exc:
             raise TypeError(f"the store cannot write this record: {exc}") from None
-        line = _json(sealed) + b"\n"
         self._emit(line)
         self._unflushed.append(line)
         self.last_hash = sealed["hash"]
@@ -523,6 +529,7 @@ class Store:
         self.journal_path = self.path.with_name(self.path.stem + ".ledger.jsonl")
         self.index_path = self.path.with_name(self.path.stem + ".index")
         self._lock = _lock(self.path)
+        remove_leftover_temps(self.index_path)  # the sheets file's storage does its own
         self._closed = False
         self._batch: list[bytes] = []  # the lines of the next flush, in pieces
         self._batch_size = 0

@@ -200,7 +200,7 @@ def find_tags(body: str, limits: Limits = DEFAULT_LIMITS) -> TagScan:
     near: list[str] = []
     for block in _readable_blocks(body):
         visible = _visible_text(block)
-        matches = list(_TAG.finditer(visible))
+        matches = [match for match in _TAG.finditer(visible) if _closes_nothing_early(match)]
         texts.extend(text for match in matches if (text := match.group(1).strip()))
         if "[" in visible and len(near) < MAX_NEAR_MISSES:
             # What is left once the tags are taken out, each tag read as a space.
@@ -217,6 +217,23 @@ def find_tags(body: str, limits: Limits = DEFAULT_LIMITS) -> TagScan:
         )
     tags = tuple(Tag(i, text) for i, text in enumerate(texts[:cap]))
     return TagScan(tags, refused, problem, tuple(near[:MAX_NEAR_MISSES]))
+
+
+def _closes_nothing_early(match: re.Match[str]) -> bool:
+    """False for a bracketed aside like ``[[citation needed] and [see above]]``.
+
+    A tag's own brackets are notes (``[[roll 1d6 [fire]]]``) and open before they
+    close; a "]" that closes nothing means the "[[" and "]]" belong to two asides.
+    """
+    depth = 0
+    for char in match.group(1):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth < 0:
+                return False
+    return True
 
 
 def _near_misses(rest: str) -> Iterator[str]:

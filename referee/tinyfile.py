@@ -26,7 +26,13 @@ from tinydb.storages import Storage
 
 from .errors import StoreError
 
-__all__ = ["AtomicJSONStorage", "FlushOnDemand", "atomic_write", "fsync_directory"]
+__all__ = [
+    "AtomicJSONStorage",
+    "FlushOnDemand",
+    "atomic_write",
+    "fsync_directory",
+    "remove_leftover_temps",
+]
 
 
 def _temp_prefix(target: Path) -> str:
@@ -62,9 +68,7 @@ class AtomicJSONStorage(Storage):
         super().__init__()
         self.path = Path(path)
         self.writes = 0  # how many times write() has replaced the file
-        for leftover in self.path.parent.glob(_temp_prefix(self.path) + "*" + _TEMP_SUFFIX):
-            with contextlib.suppress(FileNotFoundError):
-                leftover.unlink()
+        remove_leftover_temps(self.path)
 
     def read(self) -> dict[str, dict[str, Any]] | None:
         """The whole database, or ``None`` if the file is missing or empty."""
@@ -197,6 +201,17 @@ class FlushOnDemand(CachingMiddleware):
     def dirty(self) -> bool:
         """Whether the cache holds changes not yet written."""
         return bool(self._cache_modified_count)
+
+
+def remove_leftover_temps(path: Path) -> None:
+    """Delete the temp files a crash left beside ``path`` mid-write (never ``path`` itself).
+
+    Only the process holding the store's lock may call it: another one's temp file
+    would be in use.
+    """
+    for leftover in path.parent.glob(_temp_prefix(path) + "*" + _TEMP_SUFFIX):
+        with contextlib.suppress(FileNotFoundError):
+            leftover.unlink()
 
 
 def atomic_write(path: Path, data: bytes) -> None:

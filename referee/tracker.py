@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from .names import name_key
@@ -92,7 +93,9 @@ class Tracker:
     def started(self) -> bool:
         return self.round > 0 and self.turn is not None
 
-    @property
+    # Templates ask for the groups, the current turn and the next many times over one
+    # verdict; the tracker is frozen, so each is worked out once (kept in its __dict__).
+    @cached_property
     def groups(self) -> tuple[Turn, ...]:
         """The turns of a round, in order."""
         turns: list[Turn] = []
@@ -103,12 +106,12 @@ class Tracker:
                 turns.append(Turn(combatant.score, (combatant,)))
         return tuple(turns)
 
-    @property
+    @cached_property
     def current(self) -> Turn | None:
         """Whose turn it is (None before the fight begins or when that turn has left)."""
         return next((turn for turn in self.groups if turn.score == self.turn), None)
 
-    @property
+    @cached_property
     def upcoming(self) -> Turn | None:
         """Whose turn comes after the current one (the top of the order at a round's end)."""
         groups = self.groups
@@ -157,6 +160,17 @@ def add(tracker: Tracker, name: str, score: int) -> Tracker:
 def remove(tracker: Tracker, name: str) -> Tracker:
     """The tracker without the combatant named exactly ``name``."""
     return replace(tracker, combatants=tuple(c for c in tracker.combatants if c.name != name))
+
+
+def rename(tracker: Tracker, old: str, new: str) -> Tracker:
+    """The tracker with the combatant named ``old`` (in any case) called ``new``, in place."""
+    key = name_key(old)
+    return replace(
+        tracker,
+        combatants=tuple(
+            replace(c, name=new) if name_key(c.name) == key else c for c in tracker.combatants
+        ),
+    )
 
 
 def advance(tracker: Tracker) -> Advance:

@@ -49,6 +49,7 @@ class Verdict:
     # Every store record the tag wrote, (table, key, before, after): what [[void]] undoes.
     writes: tuple[tuple[str, str, Any, Any], ...] = ()
     tracker: Any = None  # what an initiative roll did to the thread's tracker (a turn note)
+    internal_error: str = ""  # a bug's description (referee.failures.describe), for the GM
 
     @property
     def failed(self) -> bool:

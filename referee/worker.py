@@ -173,12 +173,21 @@ class CycleReport:
     failure: Failure | None = None  # what cut the cycle short
     seconds: float = 0.0  # wall time of the cycle
     reddit_seconds: float = 0.0  # of which waiting for Reddit
+    # The worker thread's own CPU time in the cycle, and of it in Reddit calls (PRAW):
+    # unlike wall time, other programs on the machine do not inflate it.
+    cpu_seconds: float = 0.0
+    reddit_cpu_seconds: float = 0.0
     sources: list[str] = field(default_factory=list)
 
     @property
     def local_seconds(self) -> float:
         """Time spent in the worker itself: refereeing, rendering, the store."""
         return max(0.0, self.seconds - self.reddit_seconds)
+
+    @property
+    def local_cpu_seconds(self) -> float:
+        """The worker thread's CPU time outside Reddit calls: refereeing, rendering, the store."""
+        return max(0.0, self.cpu_seconds - self.reddit_cpu_seconds)
 
 
 class _Stop(Exception):
@@ -253,7 +262,7 @@ class Worker:
         self._roster_retry_at = 0.0  # after a failed edit of the page, not before this
         self.backoff_until = 0.0
         self._backoff_step = 0
-        self._reddit_seconds = 0.0
+        self._reddit_seconds = self._reddit_cpu_seconds = 0.0
         self.budget = Budget(config.budget_share * REDDIT_PER_MINUTE)
         self.cadences = self._cadences()
         self.pace = self._pace()
@@ -370,8 +379,8 @@ class Worker:
     def _run(self, tasks: Iterable[Task], *, full: bool = False, one: bool = False) -> CycleReport:
         """Run ``tasks`` (those due, unless ``full``) in order; ``one``: a reply at most."""
         report = CycleReport()
-        started = time.perf_counter()
-        self._reddit_seconds = 0.0
+        started, cpu_started = time.perf_counter(), time.thread_time()
+        self._reddit_seconds = self._reddit_cpu_seconds = 0.0
         if self.clock() < self.backoff_until:
             report.skipped = True
             log.info("event=cycle_skipped backoff_until=%s", _iso(self.backoff_until))
@@ -391,6 +400,8 @@ class Worker:
             self._pay()
             report.seconds = time.perf_counter() - started
             report.reddit_seconds = self._reddit_seconds
+            report.cpu_seconds = time.thread_time() - cpu_started
+            report.reddit_cpu_seconds = self._reddit_cpu_seconds
         if report.sources or report.delivered or report.failure or report.edited:
             log.info(
                 "event=step_end sources=%s seen=%d refereed=%d messages=%d delivered=%d "
@@ -466,11 +477,12 @@ class Worker:
         )
 
     def _call(self, function: Callable[..., Any], *args: Any) -> Any:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.thread_time()
         try:
             return function(*args)
         finally:
             self._reddit_seconds += time.perf_counter() - started
+            self._reddit_cpu_seconds += time.thread_time() - cpu_started
 
     # -- GMs -------------------------------------------------------------------------
 
@@ -1171,6 +1183,13 @@ def retry_failure(referee: Referee, fullname: str) -> Outcome:
     failure = referee.failures.get(fullname)
     if failure is None:
         raise ConfigError(f"No failed post {fullname}; `referee failures` lists them.")
+    if failure.tag is not None:
+        raise ConfigError(
+            f"{fullname} is one tag of post {failure.post}, whose other tags stand and are "
+            "public, so it is not refereed again in place. Once the bug is fixed, ask "
+            f"u/{failure.author} to write the tag again in a new reply, then "
+            f"`referee failures --forget {fullname}`."
+        )
     record = referee.posts.get(fullname) or {}
     delivery = record.get("delivery")
     if record.get("failed"):

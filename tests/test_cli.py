@@ -324,6 +324,36 @@ def test_batch_names_the_post_it_could_not_handle_and_exits_one(demo, capsys, mo
     assert (0, "No failed posts.\n") == (main(["failures"]), capsys.readouterr().out)
 
 
+def test_a_tag_that_crashes_is_listed_for_the_gm_and_forgotten_once_dealt_with(
+    demo, capsys, monkeypatch
+):
+    """A bug inside one tag costs that tag: the post's other roll stands, `referee failures`
+    lists the tag with its error, refuses to retry it in place, and forgets it on request."""
+    from referee import resolve
+
+    resolve_request = resolve.resolve_request
+
+    def broken(verb, request, context, dice):
+        if getattr(request, "expression", None) is not None and "d7" in str(request.expression):
+            raise RuntimeError("a bug in the d7")
+        return resolve_request(verb, request, context, dice)
+
+    monkeypatch.setattr("referee.pipeline.resolve_request", broken)
+    thread = _saved_thread(demo / "thread.json", ["[[roll d6]] [[roll d7]]"])
+    code = main(["batch", str(thread)])
+    out = capsys.readouterr().out
+    assert (1, 1) == (code, out.count("internal error on this tag"))
+    assert 1 == main(["failures"])
+    listed = capsys.readouterr().out
+    assert "t1_h0#2  tag 2 of the post" in listed and "[[roll d7]]" in listed
+    assert "RuntimeError: a bug in the d7" in listed and "1 failed tag(s)" in listed
+    assert 2 == main(["failures", "--retry", "t1_h0#2"])
+    assert "write the tag again in a new reply" in capsys.readouterr().err
+    assert 0 == main(["failures", "--forget", "t1_h0#2"])
+    capsys.readouterr()
+    assert (0, "No failed posts.\n") == (main(["failures"]), capsys.readouterr().out)
+
+
 @pytest.mark.parametrize("tag", ["[[heal Kara ³]]", "[[roll d6 \udcff]]", "[[npc \u200b: str 2]]"])
 def test_roll_from_the_shell_turns_hostile_tags_into_problems(demo, capsys, tag):
     """referee roll shows a problem (exit 1) for look-alike digits, undecodable bytes or

@@ -103,6 +103,17 @@ def test_rename_moves_the_character_and_frees_the_old_name(referee) -> None:
     assert "No character is named 'Trooper 1'" in text
 
 
+def test_rename_carries_into_the_initiative_order(referee) -> None:
+    """A renamed NPC keeps its place in the fight under its new name; [[next]] names it."""
+    _post(referee, "[[init add Trooper 1 15]] [[init add Kara Venn 10]]", "t1_init", author="gm")
+    text = _post(referee, "[[rename Trooper 1 -> Sergeant Vok]]", "t1_ren", author="gm")
+    turn = _post(referee, "[[next]]", "t1_next", author="gm")
+    order = referee.campaign.store.table("initiative").get("t3_thread")
+    assert ["Sergeant Vok", "Kara Venn"] == [c["name"] for c in order["combatants"]]
+    assert "renamed in the initiative order too" in text
+    assert "Sergeant Vok" in turn and "Trooper 1" not in turn
+
+
 def test_rename_to_a_taken_name_is_refused(referee) -> None:
     """Renaming onto another character's name is refused, saying so."""
     text = _post(referee, "[[rename Trooper 1 to Trooper 2]]", "t1_ren", author="gm")

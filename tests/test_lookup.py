@@ -94,6 +94,14 @@ def test_pending_lists_applications_awaiting_a_decision_until_approved(stepped) 
     assert "**No application awaits a decision.**" in after
 
 
+def test_roster_shows_each_threads_initiative_below_the_characters(stepped) -> None:
+    """[[roster]] during a fight lists the initiative order, as the wiki roster does."""
+    _post(stepped, "[[init add Trooper 2 15]] [[init effect Trooper 2 stunned 2]]", "t1_i", "gm")
+    text = _post(stepped, "[[roster]]", "t1_r")
+    initiative = text.index("## Initiative")
+    assert text.index("| Trooper 2 |") < initiative < text.index("stunned")
+
+
 def test_roster_shows_the_public_roster_in_the_thread(stepped) -> None:
     """[[roster]] answers with the campaign's roster page, characters and NPCs."""
     text = _post(stepped, "[[roster]]", "t1_r")

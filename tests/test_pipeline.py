@@ -286,11 +286,12 @@ def test_prose_with_brackets_gets_no_reply(open_campaign):
         "see [above]] and [[1]](https://example.com)",
         "[[r u sure] about that?",
         "a [[kara] in brackets",
+        "[[citation needed] and [see above]]",
     ]
     replies = [
         referee.referee(_post(body, fullname=f"t1_p{i}")).text for i, body in enumerate(bodies)
     ]
-    assert ["", "", "", ""] == replies
+    assert ["", "", "", "", ""] == replies
 
 
 def test_an_attack_on_a_dead_target_says_what_to_do(open_campaign):

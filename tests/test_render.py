@@ -159,3 +159,43 @@ def test_a_gms_note_ends_as_a_sentence_before_the_next_one(decision, note, expec
     result = DecisionResult(decision, "Nova", "nova", note, (), None)
     text = Renderer()._verdict(Verdict(Tag(0, decision), "x-1", "decision", result), False)
     assert expected in text
+
+
+def test_a_campaigns_own_dice_template_writes_its_roll_verdicts(tmp_path):
+    """A verdict_dice.md.j2 in the campaign's templates folder is what a [[roll]] reply shows."""
+    from referee.forum import Post
+    from referee.pipeline import Referee
+    from referee.testing import make_campaign
+
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "verdict_dice.md.j2").write_text(
+        "{% set total = v.result.total %}Our table: {{ v.result.expression.text }} made "
+        "{{ total }} in {{ range(v.result.sets|length)|list|length }} set ({{ v.roll_id }})"
+    )
+    with make_campaign(tmp_path) as campaign:
+        outcome = Referee(campaign).referee(Post("t1_abc", "t3_t", "kara", "[[roll 2d6+3]]", 1.0))
+        total = list(campaign.store.ledger)[-1]["outcome"]["total"]
+        campaign.store.discard()
+
+    assert f"Our table: 2d6+3 made {total} in 1 set (abc-1)" == outcome.text.split("\n")[0]
+
+
+def test_a_reused_template_context_forgets_what_the_last_verdict_set(tmp_path):
+    """A GM's template that sets a name only on some verdicts never shows the last one's."""
+    from referee.dice import FixedDice
+    from referee.notation import parse_expression, roll_expression
+    from referee.render import Renderer
+    from referee.tags import Tag
+    from referee.verdicts import Verdict
+
+    (tmp_path / "verdict_dice.md.j2").write_text(
+        "{% if v.result.total > 3 %}{% set mark = 'high' %}{% endif %}"
+        "{{ v.result.total }} {{ mark is defined }}"
+    )
+    renderer = Renderer(tmp_path)
+
+    def verdict(face):
+        rolled = roll_expression(parse_expression("1d6"), FixedDice([face]))
+        return renderer._verdict(Verdict(Tag(0, "roll 1d6"), "a-1", "dice", rolled), False)
+
+    assert ["5 True", "2 False", "6 True"] == [verdict(5), verdict(2), verdict(6)]

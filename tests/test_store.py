@@ -434,6 +434,8 @@ def test_leftover_temp_files_are_removed_on_open(path):
         store.ledger.append({"roll_id": "r1"})
     leftover = path.parent / f".{path.name}.abc123.tmp"
     leftover.write_text('{"ledger": {"1": {"roll', encoding="utf-8")
+    index_leftover = path.parent / f".{path.stem}.index.def456.tmp"
+    index_leftover.write_text('{"position": {"off', encoding="utf-8")
     with Store(path) as store:
         assert (1, []) == (len(store.ledger), _temp_files(path.parent))
 

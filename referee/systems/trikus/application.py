@@ -50,7 +50,8 @@ SHEET_FORM = (
     "Put the sheet in a code block (``` lines above and below), one `key: value` a line: "
     "`name: Kara Venn`, `tier: beginner` (or advanced, master), `light: brave, loyal, kind` "
     "and `dark: vain` (Light and Dark sides: a beginner writes 3 and 1, an advanced 2 and 2, "
-    "a master 1 and 3), then optionally `item: Vibroblade (offensive, defensive)` and "
+    "a master 1 and 3; `dark: hidden` where the ruling `gm_blind_dark` hides them from the GM), "
+    "then optionally `item: Vibroblade (offensive, defensive)` and "
     "`ally: R4 droid`, one line each."
 )
 
@@ -116,6 +117,8 @@ class TrikusSheet:
                 record["tier"] = Tier(value.strip().casefold()).value
             except ValueError:
                 raise UserError("tier is beginner, advanced or master.") from None
+        elif key in ("dark", "dark sides") and value.strip().casefold() == "hidden":
+            record["dark_sides"] = []  # gm_blind_dark: the player keeps them off the forum
         elif key in ("light", "dark", "light sides", "dark sides"):
             names = _list(value)
             if any(len(n) > limits.max_name_chars for n in names):
@@ -196,14 +199,26 @@ class TrikusSheet:
         problems: list[str] = []
         light, dark = character.tier.sides
         tier = character.tier.value
+        blind = bool(getattr(rules, "gm_blind_dark", False))
         if len(character.light_sides) != light:
             problems.append(
                 f"A {tier} writes {light} Light side(s), not {len(character.light_sides)}."
             )
-        if len(character.dark_sides) != dark:
+        if blind and character.dark_sides:
             problems.append(
-                f"A {tier} writes {dark} Dark side(s), not {len(character.dark_sides)}."
+                "This campaign hides Dark sides from the GM (gm_blind_dark), and the GM reads "
+                "every post: write `dark: hidden` and keep your Dark sides in your own notes."
             )
+        elif not blind:
+            party_writes = getattr(rules, "party_writes_master_dark", False)
+            others = ""
+            if character.tier is Tier.MASTER and party_writes:
+                dark, others = 1, " (the other players write the other two with [[darkside]])"
+            if len(character.dark_sides) != dark:
+                problems.append(
+                    f"A {tier} writes {dark} Dark side(s) here, not {len(character.dark_sides)}"
+                    f"{others}."
+                )
         for what, names in (
             ("Light sides", character.light_sides),
             ("Dark sides", character.dark_sides),

@@ -1,23 +1,30 @@
-"""The GM's verbs over the trikus state (§3.7): tokens, Morale, lines, refresh, falls, masters.
+"""The GM's verbs over the trikus state (§3.7): tokens, Morale, lines, refresh, falls, undo.
 
 Each resolver reads the party (:mod:`.party`), asks :mod:`.resources` for the change
 set (which refuses what the state cannot take, with the reason), and stores it through
 :func:`.handlers.adjusted`. The core refuses these verbs to players before they run
 (``Verb.gm_only``), saying a GM may.
+
+``[[undo]]`` takes back the thread's last trikus change (a test, a round, a GM edit,
+an opening or a declaration: each tag noted in the thread's ``steps``) with the core's
+one mechanism for it, :func:`referee.corrections.void_roll`: every field that tag
+wrote goes back, the undone roll stays in the ledger marked void, and the undo is a
+ledger row of its own. Undo again to go further back.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from referee.corrections import is_void, void_roll
 from referee.dice import DiceSource
-from referee.errors import RuleViolation
+from referee.errors import Forbidden, RuleViolation
 from referee.resolve import Context
 from referee.system import Resolution
 
 from . import resources
-from .handlers import adjusted
-from .party import load_party
+from .handlers import Adjusted, adjusted
+from .party import PARTY_TABLE, THREADS, load_party, steps_newest_first, thread_state
 from .tags import Bare, Count, Named, Names, Renew, SetLine
 
 
@@ -37,7 +44,8 @@ def resolve_dark(request: Count, context: Context, dice: DiceSource) -> Resoluti
     """The GM spends a character's Dark tokens (he plays one of his Dark sides)."""
     party = load_party(context)
     name = _name(context, request.actor)
-    changes = resources.spend_dark(party, name, 1 if request.count is None else request.count)
+    count = 1 if request.count is None else request.count
+    changes = resources.spend_dark(party, name, count, context.rules)
     return adjusted(context, "dark", changes, party)
 
 
@@ -53,7 +61,10 @@ def resolve_line(request: SetLine, context: Context, dice: DiceSource) -> Resolu
     """The GM sets one line free, struck or lost (with the refreshes before it returns)."""
     party = load_party(context)
     name = _name(context, request.actor)
-    changes = resources.set_line(party, name, request.index - 1, request.status, request.refreshes)
+    index = request.index - 1
+    if request.dice:
+        index = resources.line_of(party.character(name), request.dice, request.status)
+    changes = resources.set_line(party, name, index, request.status, request.refreshes)
     return adjusted(context, "line", changes, party)
 
 
@@ -103,3 +114,39 @@ def resolve_renew(request: Renew, context: Context, dice: DiceSource) -> Resolut
     party = load_party(context)
     changes = resources.renew_item(party, _name(context, request.actor), request.item)
     return adjusted(context, "renew", changes, party)
+
+
+UNDO_LABELS = {PARTY_TABLE: "the party's refreshes and fights", THREADS: "this thread's tests"}
+
+
+def resolve_undo(request: Bare, context: Context, dice: DiceSource) -> Resolution:
+    """The GM takes back the thread's last trikus change, every value it wrote."""
+    last = next(
+        (s for s in steps_newest_first(thread_state(context)) if not is_void(context, s)), None
+    )
+    if last is None:  # said, not refused: the GM's table is as he wants it
+        note = (
+            "Nothing to undo in this thread: undo takes back the referee's trikus changes "
+            "made here (tests, rounds, GM edits), newest first"
+        )
+        return Resolution("adjusted", Adjusted("undo", (), (), note))
+    result = void_roll(context, last, "taken back by the GM's undo", UNDO_LABELS)
+    return Resolution("records_void", result)
+
+
+def resolve_darkside(request: Renew, context: Context, dice: DiceSource) -> Resolution:
+    """Another player writes one of the Master's Dark sides (``party_writes_master_dark``)."""
+    party = load_party(context)
+    name = _name(context, request.actor)
+    owner = context.post.author if not context.by_gm else ""
+    if owner and not any(
+        c.player.casefold() == owner.casefold() and c.status.value == "active"
+        for c in party.characters
+    ):
+        raise Forbidden(
+            f"Only a player of the party (or a GM) writes {name}'s Dark sides; "
+            f"u/{owner} plays no active character here."
+        )
+    side = " ".join(request.item.split())
+    changes = resources.write_dark_side(party, name, side, owner, context.rules)
+    return adjusted(context, "darkside", changes, party)

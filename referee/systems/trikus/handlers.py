@@ -31,7 +31,7 @@ from .combat import Blow, RoundResult, resolve_round, start_fight
 from .duel import Boom, Duel, PendingNegotiation
 from .opposed import ReplayThen, TestResult, check_gm_negotiate, resolve_test
 from .opposed import overturn as overturn_test
-from .party import load_party, put_thread_state, save_party, thread_state
+from .party import load_party, note_step, put_thread_state, save_party, thread_state
 from .policy import Policy, commit, parse_policy
 from .pvp import duel_problems, resolve_pvp
 from .resources import Outcome
@@ -706,6 +706,7 @@ def adjusted(
     given), store them, and show each character they touched."""
     after = apply(marked or party, changes)
     save_party(context, party, after)
+    note_step(context)
     touched = tuple(dict.fromkeys(c.who for c in changes if c.who))
     return Resolution(
         "adjusted", Adjusted(verb, changes, _standings(after, touched), note), None, changes

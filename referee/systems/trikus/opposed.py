@@ -28,7 +28,7 @@ from fractions import Fraction
 from referee.dice import DiceSource
 from referee.errors import RuleViolation
 from referee.limits import DEFAULT_LIMITS, Limits
-from referee.systems.trikus.changes import Change, ChangeKind
+from referee.systems.trikus.changes import Change, ChangeKind, line_change
 from referee.systems.trikus.duel import (
     Boom,
     DieKind,
@@ -266,7 +266,8 @@ def start_changes(ledger: Ledger, commitments: tuple[Commitment, ...], rulings: 
     """Lines struck, Morale committed and on-use items, before any die."""
     for c in commitments:
         if c.line is not None:
-            ledger.add(Change(ChangeKind.STRIKE_LINE, c.name, c.line))
+            character = ledger.character(c.name)
+            ledger.add(line_change(ChangeKind.STRIKE_LINE, character, c.line))
         if c.policy.morale:
             ledger.add(Change(ChangeKind.MORALE_SPENT, c.name, c.policy.morale))
         use_items(ledger, c.name, c.items)

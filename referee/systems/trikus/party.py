@@ -9,8 +9,9 @@ places, all written through the tag's context so a failed tag leaves nothing beh
   pools, both sides, allies);
 * per thread, table ``trikus_threads`` keyed by thread (:class:`ThreadState`): the
   standing difficulty, the test or fight round the GM opened with each player's
-  declaration so far, a result waiting on the GM's Negotiation answer, and the last
-  test (for the GM's overturn after a Boom).
+  declaration so far, a result waiting on the GM's Negotiation answer, the last
+  test (for the GM's overturn after a Boom), and ``steps``: the roll ids of the tags
+  that changed trikus state here, newest last (what the GM's ``[[undo]]`` takes back).
 """
 
 from __future__ import annotations
@@ -81,5 +82,32 @@ def thread_state(context: Context) -> dict[str, Any]:
     return dict(context.table(THREADS).get(context.post.thread) or {"version": STATE_VERSION})
 
 
-def put_thread_state(context: Context, record: dict[str, Any]) -> None:
+STEPS_KEPT = 100  # how far back the GM's [[undo]] reaches in one thread
+
+
+def put_thread_state(context: Context, record: dict[str, Any], step: bool = True) -> None:
+    """Store this thread's record; ``step``: note this tag's roll as a change ``[[undo]]``
+    may take back (a tag outside a post, with no roll id, is not noted).
+
+    ``steps`` maps each noting roll id to its place in the thread's order: a key per
+    roll, so the core's field-level undo of one roll (``[[void]]``) takes out its own
+    key and leaves the others' alone.
+    """
+    steps = dict(record.get("steps") or {})
+    if step and context.roll_id and context.roll_id not in steps:
+        steps[context.roll_id] = max(steps.values(), default=0) + 1
+        for old in sorted(steps, key=steps.__getitem__)[:-STEPS_KEPT]:
+            del steps[old]
+        record = {**record, "steps": steps}
     context.table(THREADS).put(context.post.thread, record)
+
+
+def note_step(context: Context) -> None:
+    """Note this tag's roll in the thread's steps (a GM verb that wrote no thread state)."""
+    put_thread_state(context, thread_state(context))
+
+
+def steps_newest_first(record: dict[str, Any]) -> list[str]:
+    """The roll ids noted in a thread's record, the newest first."""
+    steps = record.get("steps") or {}
+    return sorted(steps, key=steps.__getitem__, reverse=True)

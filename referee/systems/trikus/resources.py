@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from referee.errors import RuleViolation
-from referee.systems.trikus.changes import Change, ChangeKind, apply
+from referee.systems.trikus.changes import Change, ChangeKind, apply, line_change
 from referee.systems.trikus.rulings import CatastropheLine, Rulings
 from referee.systems.trikus.state import Character, Item, LineStatus, Party, Status, Tier, Trait
 
@@ -113,7 +113,7 @@ def catastrophe(
         index = used_line
     else:
         index = max(kept, key=lambda i: (character.lines[i].dice, -i))
-    ledger.add(Change(ChangeKind.LOSE_LINE, name, index, str(rulings.catastrophe_return)))
+    ledger.add(line_change(ChangeKind.LOSE_LINE, character, index, str(rulings.catastrophe_return)))
 
 
 def escape(ledger: Ledger, name: str) -> None:
@@ -167,13 +167,66 @@ def grant_light(party: Party, name: str, count: int = 1) -> tuple[Change, ...]:
     return (Change(ChangeKind.LIGHT_GRANTED, name, count, "granted by the GM"),)
 
 
-def spend_dark(party: Party, name: str, count: int = 1) -> tuple[Change, ...]:
+def spend_dark(
+    party: Party, name: str, count: int = 1, rulings: Rulings | None = None
+) -> tuple[Change, ...]:
+    """The GM spends Dark tokens: a Dark side comes into play. The detail says who picks
+    which: the GM among the sides he sees, or (``gm_blind_dark``) the player."""
     character = party.character(name)
     if not 1 <= count <= character.dark_active:
         raise RuleViolation(
             f"{name} has {character.dark_active} active Dark tokens; spend 1 to that many."
         )
-    return (Change(ChangeKind.DARK_SPENT, name, count, "spent by the GM"),)
+    if (rulings or Rulings()).gm_blind_dark:
+        who = f"{name}'s player picks which of his hidden Dark sides plays"
+    elif character.dark_sides:
+        who = "the GM picks " + " or ".join(character.dark_sides)
+    else:
+        who = "the GM picks which Dark side plays"
+    return (Change(ChangeKind.DARK_SPENT, name, count, who),)
+
+
+def write_dark_side(
+    party: Party, name: str, side: str, writer: str, rulings: Rulings
+) -> tuple[Change, ...]:
+    """Another player writes one of the party Master's Dark sides (``party_writes_master_dark``).
+
+    ``writer`` is the poster's user name (a GM's is allowed); the Master's own player
+    may not, as he wrote his one side in his application.
+    """
+    character = _active(party, name)
+    if not rulings.party_writes_master_dark:
+        raise RuleViolation(
+            "In this campaign each player writes his own Dark sides (the ruling "
+            "party_writes_master_dark is off)."
+        )
+    if rulings.gm_blind_dark:
+        raise RuleViolation(
+            "Dark sides are hidden from the GM in this campaign (gm_blind_dark): agree them "
+            "with the Master's player away from the forum, which the GM reads."
+        )
+    due = dark_sides_due(character, rulings)
+    if not due:
+        raise RuleViolation(f"{name} has no Dark side left for the party to write.")
+    if writer.casefold() == character.player.casefold():
+        raise RuleViolation(
+            f"{name}'s player wrote his own Dark side; the other players write the other {due}."
+        )
+    if side.casefold() in {s.casefold() for s in (*character.dark_sides, *character.light_sides)}:
+        raise RuleViolation(f"{name} already has the side {side}.")
+    return (Change(ChangeKind.DARK_SIDE_WRITTEN, name, due - 1, side),)
+
+
+def dark_sides_due(character: Character, rulings: Rulings) -> int:
+    """How many of a Master's Dark sides the other players still owe (0 unless
+    ``party_writes_master_dark``, and 0 under ``gm_blind_dark``, which keeps none)."""
+    if (
+        character.tier is not Tier.MASTER
+        or not rulings.party_writes_master_dark
+        or rulings.gm_blind_dark
+    ):
+        return 0
+    return max(character.tier.sides[1] - len(character.dark_sides), 0)
 
 
 def set_morale(party: Party, name: str, count: int) -> tuple[Change, ...]:
@@ -193,7 +246,17 @@ def set_line(
     if status is LineStatus.LOST and refreshes < 1:
         raise RuleViolation("A lost line needs the refreshes before it returns (1 or more).")
     detail = status.value + (f":{refreshes}" if status is LineStatus.LOST else "")
-    return (Change(ChangeKind.SET_LINE, name, index, detail),)
+    return (line_change(ChangeKind.SET_LINE, character, index, detail),)
+
+
+def line_of(character: Character, dice: int, status: LineStatus) -> int:
+    """The index of ``character``'s line of ``dice`` dice a GM means (``2-die``): of several
+    (a Beginner's three 1-die lines), the first not already ``status``."""
+    same = [i for i, line in enumerate(character.lines) if line.dice == dice]
+    if not same:
+        sizes = ", ".join(f"{line.dice}-die" for line in character.lines)
+        raise RuleViolation(f"{character.name} has no {dice}-die line (his lines: {sizes}).")
+    return next((i for i in same if character.lines[i].status is not status), same[0])
 
 
 def force_refresh(party: Party) -> tuple[Change, ...]:

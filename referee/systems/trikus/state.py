@@ -70,6 +70,27 @@ class Line:
     refreshes_left: int = 0  # for a LOST line: party refreshes before it returns
 
 
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
+
+
+def line_name(lines: tuple[Line, ...], index: int) -> str:
+    """How a verdict names one line: by its dice ("line 2" could be either of a 2/1 sheet).
+
+    Lines of the same size are told apart by their place among them.
+
+    >>> advanced, beginner = (Line(2), Line(1)), (Line(1), Line(1), Line(1))
+    >>> line_name(advanced, 0), line_name(advanced, 1), line_name(beginner, 1)
+    ('the 2-die line', 'the 1-die line', 'the second 1-die line')
+    """
+    dice = lines[index].dice
+    same = [i for i, line in enumerate(lines) if line.dice == dice]
+    if len(same) == 1:
+        return f"the {dice}-die line"
+    place = same.index(index)
+    ordinal = _ORDINALS[place] if place < len(_ORDINALS) else f"no. {place + 1}"
+    return f"the {ordinal} {dice}-die line"
+
+
 class Trait(Enum):
     """One pip of an item (§3.5)."""
 

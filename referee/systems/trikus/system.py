@@ -24,7 +24,7 @@ from .odds_cases import odds_cases
 from .party import PARTY_KEY, PARTY_TABLE, THREADS
 from .policy import USAGE as POLICY_WORDS
 from .rulings import Rulings
-from .state import Character, LineStatus
+from .state import Character, LineStatus, Tier
 
 
 def _verb(name: str, parse: Any, resolve: Any, usage: str, **fields: Any) -> Verb:
@@ -136,9 +136,10 @@ VERBS = (
         tags.parse_line,
         edits.resolve_line,
         tags.LINE_USAGE,
-        form="line <character> <number> free|struck|lost[=refreshes]",
-        help="GM: sets one of a character's lines free, struck or lost",
-        example="line Kara 1 free",
+        form="line <character> <N-die|#place> free|struck|lost[=refreshes]",
+        help="GM: sets one of a character's lines (2-die, or #2: the second on his sheet) "
+        "free, struck or lost",
+        example="line Kara 2-die free",
         gm_only="edit lines",
     ),
     _verb(
@@ -150,6 +151,17 @@ VERBS = (
         help="GM: forces a refresh (struck lines return; lost ones come one refresh nearer)",
         example="refresh",
         gm_only="force a refresh",
+    ),
+    _verb(
+        "undo",
+        tags.bare_parser("[[undo]]"),
+        edits.resolve_undo,
+        "[[undo]]",
+        form="undo",
+        help="GM: takes back the thread's last trikus change (a test, round, GM edit...); "
+        "again to go further back",
+        example="undo",
+        gm_only="undo a change",
     ),
     _verb(
         "master",
@@ -170,6 +182,16 @@ VERBS = (
         help="GM: renews a spent renewable item",
         example="renew Kara Medpac",
         gm_only="renew an item",
+    ),
+    _verb(
+        "darkside",
+        tags.parse_darkside,
+        edits.resolve_darkside,
+        tags.DARKSIDE_USAGE,
+        form="darkside <Master> <side>",
+        help="another player writes one of the party Master's Dark sides "
+        "(ruling party_writes_master_dark)",
+        example="darkside Ola spiteful",
     ),
     _verb(
         "advance",
@@ -211,7 +233,7 @@ class CharacterRow:
     name: str
     owner: str | None
     tier: str
-    lines: str  # "2 1" free, "~~2~~" struck, "(1, 2 refreshes)" lost
+    lines: str  # "2-die, 1-die struck, 1-die lost (2 refreshes)"
     morale: int
     light: int
     dark: str  # "active (used)"
@@ -224,11 +246,11 @@ def _lines(character: Character) -> str:
     shown = []
     for line in character.lines:
         if line.status is LineStatus.FREE:
-            shown.append(str(line.dice))
+            shown.append(f"{line.dice}-die")
         elif line.status is LineStatus.STRUCK:
-            shown.append(f"{line.dice} struck")
+            shown.append(f"{line.dice}-die struck")
         else:
-            shown.append(f"{line.dice} lost ({line.refreshes_left} refreshes)")
+            shown.append(f"{line.dice}-die lost ({line.refreshes_left} refreshes)")
     return ", ".join(shown)
 
 
@@ -242,6 +264,9 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
         f"{'; spent' if i.spent else ''})"
         for i in c.equipment
     )
+    # A Master short of Dark sides waits for the party's (party_writes_master_dark); one
+    # with none keeps them off the forum (gm_blind_dark).
+    due = 3 - len(c.dark_sides) if c.tier is Tier.MASTER and 0 < len(c.dark_sides) < 3 else 0
     return CharacterRow(
         c.name,
         record.get("owner"),
@@ -250,7 +275,7 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
         c.morale,
         c.light,
         f"{c.dark_active} ({c.dark_used} used)",
-        c.status.value,
+        c.status.value + (f", {due} Dark sides for the party to write" if due else ""),
         items or "-",
         ", ".join(c.allies) or "-",
     )
@@ -356,7 +381,7 @@ class Trikus(SeedsCharacters):
                         "name": "Ola",
                         "tier": "master",
                         "light_sides": ["wise"],
-                        "dark_sides": ["proud", "cold", "cruel"],
+                        "dark_sides": ["proud"],  # the party writes two (the ruling below)
                         "morale": 2,
                     },
                     {
@@ -367,7 +392,8 @@ class Trikus(SeedsCharacters):
                         "dark_active": 1,
                     },
                 )
-            }
+            },
+            rulings={"party_writes_master_dark": True},
         )
 
 

@@ -8,7 +8,7 @@ Forms (a character's name may have spaces; the campaign's names are known)::
     declare Kara line=1 morale=1 light=1 escape=1,8 negotiate=9 defend:Zuzia
     test Kara morale=1            test Kara vs 2 line=2   (vs: the GM's difficulty)
     go        answer yes|no       difficulty 2|off        overturn      refresh
-    light Kara [N]   dark Kara [N]   morale Kara N   line Kara 2 free|struck|lost[=N]
+    light Kara [N]   dark Kara [N]   morale Kara N   line Kara 2-die|#2 free|struck|lost[=N]
     master Darth Vex   fall Kara   advance Kara   sacrifice [Kara, Zuzia]   renew Kara Medpac
 
 A declaration's words are those of §3.6 (:data:`.policy.USAGE`). Anything unreadable
@@ -41,7 +41,10 @@ COUNT_USAGE = {
     "dark": "[[dark Kara]] or [[dark Kara 2]]",
     "morale": "[[morale Kara 3]]",
 }
-LINE_USAGE = "[[line Kara 1 free]], [[line Kara 2 struck]] or [[line Kara 1 lost=2]]"
+LINE_USAGE = (
+    "[[line Kara 2-die free]], [[line Kara 1-die struck]], [[line Kara 2-die lost=2]], "
+    "or by its place on the sheet: [[line Pawel #3 free]]"
+)
 NAMED_USAGE = {
     "fall": "[[fall Kara]]",
     "advance": "[[advance Kara]]",
@@ -49,6 +52,7 @@ NAMED_USAGE = {
 }
 SACRIFICE_USAGE = "[[sacrifice Kara, Zuzia]] (the players who fought the master)"
 RENEW_USAGE = "[[renew Kara Medpac]]"
+DARKSIDE_USAGE = "[[darkside Michal cold]] (another player writes a side of the party's Master)"
 
 _QUOTED = re.compile(r'["“”]([^"“”]*)["“”]')
 _MAX_PARTICIPANTS = 12
@@ -111,10 +115,13 @@ class Count:
 
 @dataclass(frozen=True)
 class SetLine:
+    """``line Kara 2-die free`` (by its dice) or ``line Kara #2 free`` (by its place)."""
+
     actor: str
-    index: int  # 1-based, as the player counts
+    index: int  # 1-based place on the sheet; 0 when named by its dice
     status: LineStatus
     refreshes: int
+    dice: int = 0  # the line's dice, when named so ("2-die")
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,8 @@ class Names:
 
 @dataclass(frozen=True)
 class Renew:
+    """``renew Kara Medpac``; ``darkside Michal cold`` (``item`` holds the side)."""
+
     actor: str
     item: str
 
@@ -302,12 +311,20 @@ def parse_line(rest: str, context: ParseContext) -> SetLine:
         status = LineStatus(status_word)
     except ValueError:
         raise TagError("A line is free, struck or lost=N.", LINE_USAGE) from None
-    index = _small(words[-2], "The line's number", LINE_USAGE, 3)
+    which = words[-2].casefold()
+    sized = re.fullmatch(r"(\d)-di(?:e|ce)", which)
+    index = dice = 0
+    if sized:
+        dice = int(sized.group(1))
+    else:
+        index = _small(which.lstrip("#"), "The line (2-die, or #2 for its place)", LINE_USAGE, 3)
+        if not index:
+            raise TagError("Lines are counted from #1.", LINE_USAGE)
     count = _small(refreshes, "The refreshes", LINE_USAGE, 10) if refreshes else 0
     if status is LineStatus.LOST and not count:
         count = 2
     actor = name_argument(" ".join(words[:-2]), "character", LINE_USAGE, context.limits)
-    return SetLine(actor, index, status, count)
+    return SetLine(actor, index, status, count, dice)
 
 
 def named_parser(verb: str) -> Callable[[str, ParseContext], Named]:
@@ -325,10 +342,19 @@ def parse_sacrifice(rest: str, context: ParseContext) -> Names:
     return Names(_names(rest, context, SACRIFICE_USAGE))
 
 
-def parse_renew(rest: str, context: ParseContext) -> Renew:
-    words = rest.split()
-    count = known_prefix(words, context) or 1
-    if len(words) <= count:
-        raise TagError("Name the character, then the item.", RENEW_USAGE)
-    actor = name_argument(" ".join(words[:count]), "character", RENEW_USAGE, context.limits)
-    return Renew(actor, name_argument(" ".join(words[count:]), "item", RENEW_USAGE, context.limits))
+def _name_then(usage: str, what: str) -> Callable[[str, ParseContext], Renew]:
+    """A parser of ``<character> <words>``: the longest known name, then the rest."""
+
+    def parse(rest: str, context: ParseContext) -> Renew:
+        words = rest.split()
+        count = known_prefix(words, context) or 1
+        if len(words) <= count:
+            raise TagError(f"Name the character, then the {what}.", usage)
+        actor = name_argument(" ".join(words[:count]), "character", usage, context.limits)
+        return Renew(actor, name_argument(" ".join(words[count:]), what, usage, context.limits))
+
+    return parse
+
+
+parse_renew = _name_then(RENEW_USAGE, "item")
+parse_darkside = _name_then(DARKSIDE_USAGE, "Dark side")

@@ -41,7 +41,7 @@ def test_the_demo_thread_uses_every_verb() -> None:
         "Willpower spent",  # Willpower
         "takes 3 actions this turn",  # multiple actions
         "reflexive:",  # a reflexive action among them
-        "**the vault door is done: 11 of 10**",  # an extended task to its target
+        "**The vault door is done: 11 of 10**",  # an extended task to its target
         "Shares: Kara Venn 6, Dax 5.",  # teamwork on one tally
         "**Dax: automatic success**",  # an automatic success
         "declares dexterity 3 + stealth 4",  # one side declared, the other later

@@ -31,7 +31,7 @@ def _reply(server: FakeReddit, post: str) -> str:
 
 
 def _tally(text: str) -> int:
-    return int(re.search(r"\*\*the vault door(?: is done)?: (\d+) of 50\*\*", text)[1])
+    return int(re.search(r"\*\*The vault door(?: is done)?: (\d+) of 50\*\*", text)[1])
 
 
 def _net(text: str) -> int:

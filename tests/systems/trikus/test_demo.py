@@ -50,6 +50,8 @@ def test_the_demo_shows_every_mechanic_of_the_issue(
         "refusal of a GM verb": "Only a GM may grant Light tokens",
         "end of the fight": "**The fight is over.**",
         "duel between players": "**Duel**: Zuzia (3 dice: `light=1`) against Pawel Dron (3 dice).",
+        "the party writes a Dark side": "Michal's Dark side *spiteful* is written (1 more",
+        "undo": "is void**: taken back by the GM's undo. Its dice stay in the ledger; undone: Zu",
     }
     assert {name: True for name in shown} == {name: text in out for name, text in shown.items()}
     # The refusal of a GM verb, and revive, reveal and remove of a player's character.
@@ -68,7 +70,7 @@ def test_roll_from_the_shell_replays_vector_1(
         "3. Michal 1 → GM controls",
         "4. Michal 9 → Michal controls",
         "* Michal: **Success** (chance of Success under this declaration: 62.5%)",
-        "Changes: Michal strikes line 1; Michal +1 Morale.",
+        "Changes: Michal strikes the 3-die line; Michal +1 Morale.",
     ]
     assert [True] * len(steps) == [step in out for step in steps]
 
@@ -96,6 +98,7 @@ def test_the_roster_and_characters_show_lines_and_tokens(
     with Campaign.open(demo, need_secret=False) as campaign:
         view = roster_view(campaign.system, campaign.config.name, campaign.store)
         page = RosterRenderer(system=campaign.system).render(view)
-    assert "| Kara | u&#47;kara\\_plays | advanced | 2, 1 | 1 | 0 | 0 (0 used) | active |" in page
+    kara = "| Kara | u&#47;kara\\_plays | advanced | 2-die, 1-die | 1 | 0 | 0 (0 used) | active |"
+    assert kara in page
     michal = next(row for row in rows if row.startswith("Michal"))
-    assert ("master" in michal, " 3 " in michal) == (True, True)
+    assert ("master" in michal, " 3-die " in michal) == (True, True)

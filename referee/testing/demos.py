@@ -1,5 +1,5 @@
-"""What every system's demo test shares: a fresh copy of the demo, its batch run, which
-verbs its thread uses and what it recorded.
+"""What every system's demo test shares: a fresh copy of the demo, its batch run, its
+roster, which verbs its thread uses and what it recorded.
 
 >>> from referee.systems.edge.system import SYSTEM
 >>> sorted(every_verb(SYSTEM) - thread_verbs(DEMOS / "edge" / "thread.json", SYSTEM))
@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from ..batch import load_thread
+from ..campaign import Campaign
 from ..cli import main
 from ..resolve import verbs_for
+from ..roster import RosterRenderer, roster_view
 from ..system import System
 from ..tags import find_tags
 
@@ -40,6 +42,16 @@ def batch_demo(folder: Path, capsys: Any) -> tuple[str, str]:
     main(["--campaign", str(folder), "batch", str(folder / "thread.json")])
     captured = capsys.readouterr()
     return captured.out, captured.err
+
+
+def demo_roster(folder: Path, capsys: Any) -> tuple[str, list[str]]:
+    """The campaign's wiki roster page and the lines ``referee characters`` prints."""
+    main(["--campaign", str(folder), "characters"])
+    rows = capsys.readouterr().out.splitlines()
+    with Campaign.open(folder, need_secret=False) as campaign:
+        view = roster_view(campaign.system, campaign.config.name, campaign.store)
+        page = RosterRenderer(system=campaign.system).render(view)
+    return page, rows
 
 
 def every_verb(system: System) -> set[str]:

@@ -8,12 +8,12 @@ import pytest
 
 from referee.campaign import Campaign
 from referee.cli import main
-from referee.roster import RosterRenderer, roster_view
 from referee.systems.edge.system import SYSTEM
 from referee.testing.demos import (
     DEMOS,
     batch_demo,
     copy_demo,
+    demo_roster,
     every_verb,
     thread_verbs,
 )
@@ -70,11 +70,7 @@ def test_the_roster_and_characters_show_advantage_and_policy(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The wiki roster and `referee characters` show each character's advantage and policy."""
-    main(["--campaign", str(demo), "characters"])
-    rows = capsys.readouterr().out.splitlines()
-    with Campaign.open(demo, need_secret=False) as campaign:
-        view = roster_view(campaign.system, campaign.config.name, campaign.store)
-        page = RosterRenderer(system=campaign.system).render(view)
+    page, rows = demo_roster(demo, capsys)
     assert (
         "| Kara Venn | u&#47;kara\\_plays | cool +1, hard +0, hot −1, sharp +2, weird +0 | 4 |"
         in page

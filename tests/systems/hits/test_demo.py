@@ -8,12 +8,12 @@ import pytest
 
 from referee.campaign import Campaign
 from referee.cli import main
-from referee.roster import RosterRenderer, roster_view
 from referee.systems.hits.system import SYSTEM
 from referee.testing.demos import (
     DEMOS,
     batch_demo,
     copy_demo,
+    demo_roster,
     thread_verbs,
 )
 
@@ -87,11 +87,7 @@ def test_the_roster_shows_the_scene_timers_and_counters(
     """The wiki roster shows the scene, every timer and each character's counters;
     `referee characters` lists them too."""
     batch_demo(demo, capsys)
-    main(["--campaign", str(demo), "characters"])
-    rows = capsys.readouterr().out.splitlines()
-    with Campaign.open(demo, need_secret=False) as campaign:
-        view = roster_view(campaign.system, campaign.config.name, campaign.store)
-        page = RosterRenderer(system=campaign.system).render(view)
+    page, rows = demo_roster(demo, capsys)
     assert "| Caravan leaves | 1/4 ●○○○ | the caravan departs without you |" in page
     assert "| Kara Venn | u&#47;kara\\_plays | 2 (3) | 5/3/2/3 | 14/14 |" in page
     assert "Scene 2 has ended; no scene is running. Chapter 1 has ended." in page

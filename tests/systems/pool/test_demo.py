@@ -8,12 +8,12 @@ import pytest
 
 from referee.campaign import Campaign
 from referee.cli import main
-from referee.roster import RosterRenderer, roster_view
 from referee.systems.pool.system import SYSTEM
 from referee.testing.demos import (
     DEMOS,
     batch_demo,
     copy_demo,
+    demo_roster,
     every_verb,
     thread_verbs,
 )
@@ -119,11 +119,7 @@ def test_the_roster_and_characters_show_willpower_and_counters(
 ) -> None:
     """The wiki roster and `referee characters` show points, free botch and counters."""
     batch_demo(demo, capsys)
-    main(["--campaign", str(demo), "characters"])
-    rows = capsys.readouterr().out.splitlines()
-    with Campaign.open(demo, need_secret=False) as campaign:
-        view = roster_view(campaign.system, campaign.config.name, campaign.store)
-        page = RosterRenderer(system=campaign.system).render(view)
+    page, rows = demo_roster(demo, capsys)
     assert "| Dax | u&#47;dax\\_plays | strength 4, dexterity 2, stamina 3, intelligence 3" in page
     assert "| 4/4 | 6 | ready | health \\-2 |" in page
     dax = next(row for row in rows if row.startswith("Dax"))

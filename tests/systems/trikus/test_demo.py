@@ -6,14 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from referee.campaign import Campaign
 from referee.cli import main
-from referee.roster import RosterRenderer, roster_view
 from referee.systems.trikus.system import SYSTEM
 from referee.testing.demos import (
     DEMOS,
     batch_demo,
     copy_demo,
+    demo_roster,
     every_verb,
     thread_verbs,
 )
@@ -93,11 +92,7 @@ def test_the_roster_and_characters_show_lines_and_tokens(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The wiki roster and `referee characters` show tiers, lines, Morale and tokens."""
-    main(["--campaign", str(demo), "characters"])
-    rows = capsys.readouterr().out.splitlines()
-    with Campaign.open(demo, need_secret=False) as campaign:
-        view = roster_view(campaign.system, campaign.config.name, campaign.store)
-        page = RosterRenderer(system=campaign.system).render(view)
+    page, rows = demo_roster(demo, capsys)
     kara = "| Kara | u&#47;kara\\_plays | advanced | 2-die, 1-die | 1 | 0 | 0 (0 used) | active |"
     assert kara in page
     michal = next(row for row in rows if row.startswith("Michal"))

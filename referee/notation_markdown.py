@@ -95,47 +95,65 @@ FIXED: dict[type, Callable[[Any], Any]] = {
     Unary: lambda node: node.op,
     Binary: lambda node: f" {_plain(node.op)} " if node.op in _SPACED else _plain(node.op),
 }
-_FIXED: dict[int, tuple[Any, Any]] = {}  # id(node) -> (node, its fixed text)
+_TREES: dict[int, tuple[Any, dict[int, Any]]] = {}  # id(root) -> (root, its nodes' text)
 
 
-def _fixed(node: Any) -> Any:
-    """A node's fixed text (see :data:`FIXED`), made once per node.
+def fixed_text(root: Any) -> dict[int, Any]:
+    """Every node's fixed text in the tree under ``root`` (see :data:`FIXED`), by id(node).
 
-    A parsed tree is cached by its text and rolled again and again, so its nodes come
-    back; they are looked up by identity (hashing a frozen node hashes its whole
-    subtree), each kept beside its text so its id cannot be reused while remembered.
+    A parsed tree is cached by its text and rolled again and again, so this is made
+    once a tree. Trees are looked up by identity (hashing a frozen node hashes its whole
+    subtree), each kept beside its table, so no id in it can be reused meanwhile.
     """
-    known = _FIXED.get(id(node))
-    if known is not None and known[0] is node:
+    known = _TREES.get(id(root))
+    if known is not None and known[0] is root:
         return known[1]
-    text = FIXED[type(node)](node)
-    if len(_FIXED) >= 8192:
-        _FIXED.clear()
-    _FIXED[id(node)] = (node, text)
-    return text
+    table: dict[int, Any] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        table[id(node)] = FIXED[type(node)](node)
+        stack.extend(_children(node))
+    if len(_TREES) >= 4096:
+        _TREES.clear()
+    _TREES[id(root)] = (root, table)
+    return table
+
+
+def _children(node: Any) -> tuple[Any, ...]:
+    if isinstance(node, Group):
+        return node.items
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    return ()
 
 
 class _Writer:
-    """Writes one rolled tree, listing at most :data:`TREE_DICE_SHOWN` dice in all."""
+    """Writes one rolled tree, listing at most :data:`TREE_DICE_SHOWN` dice in all.
 
-    __slots__ = ("left",)
+    Each writer calls the next through :data:`WRITERS` itself (a call a node fewer than
+    a ``write`` method would take).
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("fixed", "left")
+
+    def __init__(self, fixed: dict[int, Any]) -> None:
+        self.fixed = fixed
         self.left = TREE_DICE_SHOWN
 
-    def write(self, rolled: Any) -> str:
-        return WRITERS[type(rolled)](self, rolled)
-
     def literal(self, rolled: RolledLiteral) -> str:
-        text = _fixed(rolled.node)
+        text = self.fixed[id(rolled.node)]
         return text if rolled.kept else f"~~{text}~~"
 
     def dice(self, rolled: RolledDice) -> str:
-        head, notes = _fixed(rolled.node)
+        head, notes = self.fixed[id(rolled.node)]
         dice = rolled.dice
         if len(dice) <= DICE_SHOWN and len(dice) <= self.left:
             self.left -= len(dice)
-            shown = ", ".join([_die(die) for die in dice])
+            # A kept die no operation touched is its face: the usual die, written inline.
+            shown = ", ".join([str(d.value) if d.kept and not d.marked else _die(d) for d in dice])
         else:
             listed = max(0, min(DICE_SHOWN, self.left, len(dice)))
             self.left -= listed
@@ -149,17 +167,23 @@ class _Writer:
         return text if rolled.kept else f"~~{text}~~"
 
     def group(self, rolled: RolledGroup) -> str:
-        comma, tail = _fixed(rolled.node)
-        inner = ", ".join([self.write(item) for item in rolled.items])
+        comma, tail = self.fixed[id(rolled.node)]
+        inner = ", ".join([WRITERS[type(item)](self, item) for item in rolled.items])
         text = f"({inner}{comma}{tail}"
         return text if rolled.kept else f"~~{text}~~"
 
     def unary(self, rolled: RolledUnary) -> str:
-        text = f"{_fixed(rolled.node)}{self.write(rolled.operand)}"
+        operand = rolled.operand
+        text = f"{self.fixed[id(rolled.node)]}{WRITERS[type(operand)](self, operand)}"
         return text if rolled.kept else f"~~{text}~~"
 
     def binary(self, rolled: RolledBinary) -> str:
-        text = f"{self.write(rolled.left)}{_fixed(rolled.node)}{self.write(rolled.right)}"
+        left, right = rolled.left, rolled.right
+        text = (
+            WRITERS[type(left)](self, left)
+            + self.fixed[id(rolled.node)]
+            + WRITERS[type(right)](self, right)
+        )
         return text if rolled.kept else f"~~{text}~~"
 
 
@@ -175,7 +199,7 @@ WRITERS: dict[type, Callable[[_Writer, Any], str]] = {
 
 def markdown(rolled: Any) -> str:
     """One rolled set as Markdown, without its total (the template adds it in bold)."""
-    return _Writer().write(rolled)
+    return WRITERS[type(rolled)](_Writer(fixed_text(rolled.node)), rolled)
 
 
 def odds_note(odds: Any, total: int) -> str:

@@ -228,21 +228,33 @@ class RolledExpression(NamedTuple):
 class _Roll:
     """One roll's source and its count of dice drawn, against ``limits.max_rolls``."""
 
-    __slots__ = ("drawn", "most", "roll")
+    __slots__ = ("drawn", "many", "most", "roll")
 
     def __init__(self, dice: DiceSource, limits: Limits) -> None:
         self.roll = dice.roll
+        # A source that draws several dice in one call (HmacDice, SeededDice) does so
+        # for a term's own dice: the same faces, in the same order, one call a term.
+        self.many = getattr(dice, "roll_many", None)
         self.most = limits.max_rolls
         self.drawn = 0
 
     def draw(self, sides: int) -> int:
         self.drawn += 1
         if self.drawn > self.most:
-            raise RuleViolation(
-                f"This roll needs more than {self.most:,} dice, rerolls and "
-                "explosions included; reroll or explode on fewer faces."
-            )
+            self.refuse()
         return self.roll(sides)
+
+    def count(self, dice: int) -> None:
+        """Count ``dice`` about to be drawn at once (a term's own dice, before its operations)."""
+        self.drawn += dice
+        if self.drawn > self.most:
+            self.refuse()
+
+    def refuse(self) -> None:
+        raise RuleViolation(
+            f"This roll needs more than {self.most:,} dice, rerolls and "
+            "explosions included; reroll or explode on fewer faces."
+        )
 
 
 # ---------------------------------------------------------------------------- selection
@@ -379,8 +391,17 @@ def _roll_literal(node: Literal, roll: _Roll) -> RolledLiteral:
 
 
 def _roll_dice(node: Dice, roll: _Roll) -> RolledDice:
-    sides, draw = node.sides, roll.draw
-    rolled = RolledDice(node, [RolledDie(sides, draw(sides)) for _ in range(node.count)])
+    sides, count = node.sides, node.count
+    roll.count(count)
+    if count == 1:  # a lone die (1d20): one call either way
+        rolled = RolledDice(node, [RolledDie(sides, roll.roll(sides))])
+    else:
+        if roll.many is not None:
+            faces = roll.many(sides, count)
+        else:
+            face = roll.roll
+            faces = [face(sides) for _ in range(count)]
+        rolled = RolledDice(node, [RolledDie(sides, value) for value in faces])
     for operation in node.operations:
         OPERATIONS[operation.op](operation, rolled.dice, roll, sides)
         if operation.op == "t":

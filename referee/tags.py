@@ -28,7 +28,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from referee.errors import TagError
 from referee.limits import DEFAULT_LIMITS, Limits, is_visible
@@ -479,23 +479,52 @@ def read_tag(
     probably meant (see :mod:`referee.suggest`): a verb whose form the tag fits.
     """
     limits = context.limits
-    fallback = verbs["roll"].usage if "roll" in verbs else DICE_USAGE
+    key = (id(verbs), text)
+    if limits is DEFAULT_LIMITS:
+        known = _DICE_TAGS.get(key)
+        if known is not None and known[0] is verbs:
+            return known[1], known[2]
     if len(text) > limits.max_tag_chars:
         raise TagError(
             f"This tag is {len(text):,} characters long; a tag may hold at most "
             f"{limits.max_tag_chars:,}.",
-            fallback,
+            _fallback(verbs),
         )
     text = text.replace("−", "-")
     words = text.split(maxsplit=1)
     if not words:
-        raise TagError("This tag is empty. Start it with a verb.", fallback)
+        raise TagError("This tag is empty. Start it with a verb.", _fallback(verbs))
     word, rest = words[0], words[1] if len(words) == 2 else ""
     verb = verbs.get(word.casefold())
     if verb is not None:
-        return verb, verb.parse(rest, context)
-    if looks_like_expression(text):
-        return None, RollDice(parse_expression(text, limits))
+        request = verb.parse(rest, context)
+    elif looks_like_expression(text):
+        request = RollDice(parse_expression(text, limits))
+    else:
+        _refuse_verb(word, rest, verbs, context)
+    if type(request) is RollDice and limits is DEFAULT_LIMITS:
+        if len(_DICE_TAGS) >= 1024:
+            _DICE_TAGS.clear()
+        _DICE_TAGS[key] = (verbs, verb, request)
+    return verb, request
+
+
+# Dice tags read before, by (id of the verbs table, text): players repeat the same few
+# rolls, and reading notation depends on the text and the campaign's verbs alone (a
+# system's roll may claim some notation for itself), never on the roster. The table is
+# kept beside its entries, so an id is never mistaken for another table's.
+_DICE_TAGS: dict[tuple[int, str], tuple[Mapping[str, Verb], Verb | None, RollDice]] = {}
+
+
+def _fallback(verbs: Mapping[str, Verb]) -> str:
+    """The form shown under a tag too long or empty to have a verb: the campaign's roll."""
+    return verbs["roll"].usage if "roll" in verbs else DICE_USAGE
+
+
+def _refuse_verb(
+    word: str, rest: str, verbs: Mapping[str, Verb], context: ParseContext
+) -> NoReturn:
+    """Refuse a tag whose first word is no verb, naming the verbs and the likeliest one."""
     canonical = list(dict.fromkeys(verb.name for verb in verbs.values()))
     suggestion = suggest_verb(word, rest, verbs, context)
     # Without a suggestion no verb's form is shown: it would point the player the wrong way.

@@ -161,3 +161,21 @@ def test_find_tags_keeps_what_is_a_bracket_short_of_a_tag() -> None:
     """An unclosed [[, or a single [ closed by ]], is kept as written; links and code are not."""
     body = "[[roll 2d6] now\n\n[shoot Kara -> T1]] but `[[roll d6]` and [[1]](https://x.y)"
     assert ("[[roll 2d6]", "[shoot Kara -> T1]]") == find_tags(body).near
+
+
+def test_a_dice_tag_read_in_one_campaign_reads_anew_by_another_campaigns_verbs():
+    """`roll 6` is notation by the core's verbs and a pool of six by the pool's, in any order."""
+    from referee.systems import load_system
+
+    core, pool = verbs_for(None), verbs_for(load_system("pool"))
+    readings = [parse_tag("roll 6", verbs) for verbs in (core, pool, core, pool)]
+
+    assert [True, False, True, False] == [isinstance(r, RollDice) for r in readings]
+    assert readings[0] is readings[2]  # the same dice tag is read once, then remembered
+
+
+def test_a_dice_tag_is_read_within_the_limits_it_is_given():
+    """A roll the default limits allow is still refused under tighter ones after it was read."""
+    parse_tag("roll 30d6", verbs_for(None))
+    with pytest.raises(TagError):
+        parse_tag("roll 30d6", verbs_for(None), ParseContext(limits=Limits(max_dice=20)))

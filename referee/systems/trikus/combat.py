@@ -38,6 +38,7 @@ from referee.limits import DEFAULT_LIMITS, Limits
 from referee.systems.trikus.changes import Change, ChangeKind
 from referee.systems.trikus.duel import SIDES, DieKind, Duel, PendingNegotiation, play
 from referee.systems.trikus.opposed import (
+    _FLIP,
     Declarations,
     ParticipantResult,
     _outcome,
@@ -154,10 +155,14 @@ def resolve_round(
     answers: tuple[bool, ...] = (),
     with_odds: bool = True,
     gm_negotiate: int | None = None,
+    overturned: bool = False,
 ) -> RoundResult:
     """Play one round of ``fight``; ``declarations`` are (name, policy) in table order.
 
     ``gm_negotiate`` is the GM's standing Negotiation threshold for this round.
+    ``overturned``: the GM turns the round upside down after an unclaimed Boom (R-53):
+    the same duel, each Success a Failure and back, and the round settled from there
+    (attacks and defences by the new winners, blows, pools, Morale, Catastrophes).
     """
     rulings = rulings or Rulings()
     check_gm_negotiate(gm_negotiate, rulings)
@@ -183,6 +188,8 @@ def resolve_round(
     if duel.pending is not None:
         return RoundResult(number, duel, (), (), (), (), (), fight, pending=duel.pending)
     outcomes = {c.name: _outcome(duel.ends[i], rulings) for i, c in enumerate(commitments)}
+    if overturned:
+        outcomes = {name: _FLIP.get(outcome, outcome) for name, outcome in outcomes.items()}
     values = {c.name: duel.value(i) for i, c in enumerate(commitments)}
     auto = {
         c.name

@@ -141,6 +141,9 @@ class Entrant:
     # The GM's standing proposal to reroll this player's die >= v that took control,
     # set only when the player's policy accepts it (a refusal would change nothing).
     gm_negotiate: int | None = None
+    # The other side's proposal waits for this player's answer (a duel between players
+    # whose first-named did not declare ``accept``); False: agreed at once.
+    gm_asks: bool = False
 
 
 @dataclass(frozen=True)
@@ -446,11 +449,13 @@ class Boom:
 
 @dataclass(frozen=True)
 class PendingNegotiation:
-    """The duel stopped: a proposal under ``negotiation_consent = "ask"`` awaits the GM."""
+    """The duel stopped: a proposal awaits the other side's answer (the GM's under
+    ``negotiation_consent = "ask"``; in a duel between players, the other player's)."""
 
-    proposer: str
-    die: int  # the GM's die the player asks to reroll
+    proposer: str  # a player's name, or "GM" (the GM's side: the second player in a duel)
+    die: int  # the die to reroll
     throw: int
+    whose: str = GM  # the side whose die it is, who answers
 
 
 @dataclass(frozen=True)
@@ -581,8 +586,27 @@ def play(
             die = player_dice.get(i)
             if gm_negotiation_due(before, state, die, i, entrant, rulings):
                 assert die is not None
-                new = draw(number)
-                state = gm_reroll(before, state, i, gm_die, new, together)
+                agreed = True
+                if entrant.gm_asks:
+                    if not answers_left:
+                        pending = PendingNegotiation(GM, die, number, entrant.name)
+                        return Duel(
+                            entrants,
+                            gm_dice,
+                            tuple(events),
+                            state,
+                            tuple(booms),
+                            tuple(draws),
+                            pending,
+                        )
+                    agreed = answers_left.pop(0)
+                if agreed:
+                    new = draw(number)
+                    state = gm_reroll(before, state, i, gm_die, new, together)
+                else:  # refused, the proposal still counts toward R-22
+                    new = None
+                    counted = tuple(n + (j == i) for j, n in enumerate(state.gm_proposals))
+                    state = replace(state, gm_proposals=counted)
                 controls = _controls(state, entrants)
-                events.append(Reroll(number, GM, die, True, new, controls, entrant.name))
+                events.append(Reroll(number, GM, die, agreed, new, controls, entrant.name))
     return Duel(entrants, gm_dice, tuple(events), state, tuple(booms), tuple(draws))

@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from referee.dice import DiceSource
+from referee.dice import DiceSource, RecordingDice
 from referee.errors import Forbidden, RuleViolation
-from referee.resolve import Context, require_control
+from referee.resolve import Context, require_control, require_gm
 from referee.system import Resolution
 
 from .changes import Change, apply
@@ -33,7 +33,7 @@ from .opposed import ReplayThen, TestResult, check_gm_negotiate, resolve_test
 from .opposed import overturn as overturn_test
 from .party import load_party, note_step, put_thread_state, save_party, thread_state
 from .policy import Policy, commit, parse_policy
-from .pvp import duel_problems, resolve_pvp
+from .pvp import duel_problems, pvp_rulings, resolve_pvp
 from .resources import Outcome
 from .rulings import Rulings
 from .state import Character, Fight, Party
@@ -106,6 +106,7 @@ class Played:
     sat_out: tuple[str, ...] = ()  # undeclared players who could not join by default
     opened_next: tuple[str, ...] = ()  # who declares for the next round
     gm_name: str = "GM"  # who holds the GM's place: the second player in a duel
+    answerer: str = "GM"  # who answers the pending Negotiation: the GM, or a player
 
     @property
     def booms(self) -> tuple[Boom, ...]:
@@ -267,10 +268,11 @@ def resolve_declare(request: Declare, context: Context, dice: DiceSource) -> Res
         if problems:
             raise RuleViolation("; ".join(problems) + ".")
     others = tuple(n for n in open_["participants"] if n != name)
+    rulings = pvp_rulings(_rulings(context)) if open_["kind"] == "duel" else _rulings(context)
     commit(
         request.policy,
         party.character(name),
-        _rulings(context),
+        rulings,
         others,
         fight=fight,
         strikes=not fight or open_["round"] == 1,
@@ -441,6 +443,7 @@ def _play_test(
     save_party(context, party, after)
     record.pop("waiting", None)
     record["last"] = {
+        "kind": "test",
         "gm_dice": gm_dice,
         "declarations": declarations,
         "stakes": stakes,
@@ -462,20 +465,54 @@ def _play_duel(
     dice: DiceSource,
     open_: dict[str, Any],
     declarations: list[tuple[str, str]],
+    answers: tuple[bool, ...] = (),
 ) -> Resolution:
-    """Two players against each other (§3.2): both strike a line; one succeeds."""
+    """Two players against each other (§3.2): both strike a line; one succeeds.
+
+    A Negotiation the other player has not consented to in his declaration stops the
+    duel until he answers (:func:`resolve_answer`), as a test waits for the GM.
+    """
     party = load_party(context)
     result = resolve_pvp(
-        party, _policies(declarations, context), dice, _rulings(context), context.limits
+        party,
+        _policies(declarations, context),
+        dice,
+        _rulings(context),
+        context.limits,
+        answers=answers,
     )
+    words = dict(declarations)
+    second = declarations[1][0]
+    if result.pending is not None:
+        assert result.duel is not None
+        pending = result.pending
+        answerer = pending.whose if pending.proposer == "GM" else second
+        record["waiting"] = {
+            "kind": "duel",
+            "open": open_,
+            "declarations": declarations,
+            "draws": list(result.duel.draws),
+            "answers": list(answers),
+            "answerer": answerer,
+        }
+        put_thread_state(context, record)
+        played = _played_test(result, words, open_["stakes"], party, ())
+        return Resolution("test", replace(played, gm_name=second, answerer=answerer))
     after = apply(party, result.changes)
     save_party(context, party, after)
-    record.pop("last", None)  # overturn is for tests against the GM
+    record.pop("waiting", None)
+    assert result.duel is not None
+    record["last"] = {
+        "kind": "duel",
+        "declarations": declarations,
+        "stakes": open_["stakes"],
+        "draws": list(result.duel.draws),
+        "answers": list(answers),
+        "party": party.to_dict(),
+        "overturned": False,
+    }
     put_thread_state(context, record)
-    played = replace(
-        _played_test(result, dict(declarations), open_["stakes"], after, ()),
-        gm_name=declarations[1][0],
-    )
+    played = replace(_played_test(result, words, open_["stakes"], after, ()), gm_name=second)
     return Resolution("test", played, None, result.changes)
 
 
@@ -541,7 +578,8 @@ def _play_round(
         declarations = [(n, w) for n, w in declarations if n in open_["declarations"]]
     policies = _policies(declarations, context)
     gm_negotiate = open_.get("gm_negotiate")
-    result = resolve_round(party, fight, policies, dice, rulings, answers, True, gm_negotiate)
+    recorded = RecordingDice(dice)  # the duel's and the blows' dice, for [[overturn]]
+    result = resolve_round(party, fight, policies, recorded, rulings, answers, True, gm_negotiate)
     words = dict(declarations)
     if result.pending is not None:
         record["waiting"] = {
@@ -556,18 +594,43 @@ def _play_round(
     after = replace(apply(party, result.changes), fight=None if result.over else result.fight)
     save_party(context, party, after)
     record.pop("waiting", None)
-    following: tuple[str, ...] = ()
-    if not result.over:
-        following = tuple(p.name for p in result.fight.pools if not p.out and p.dice)
-        record["open"] = {
-            **open_,
-            "participants": list(following),
-            "declarations": {},
-            "round": result.number + 1,
-        }
+    record["last"] = {
+        "kind": "round",
+        "open": open_,
+        "declarations": declarations,
+        "stakes": open_.get("stakes", ""),
+        "draws": [d.value for d in recorded.draws],
+        "answers": list(answers),
+        "party": party.to_dict(),
+        "overturned": False,
+        "gm_negotiate": gm_negotiate,
+    }
+    following = _open_next(record, open_, result)
     put_thread_state(context, record)
     played = _played_round(result, words, open_, after, sat_out, following)
     return Resolution("test", played, None, result.changes)
+
+
+def _open_next(
+    record: dict[str, Any],
+    open_: dict[str, Any],
+    result: RoundResult,
+    made: dict[str, str] | None = None,
+) -> tuple[str, ...]:
+    """Open the fight's next round in ``record``, or close it when the fight is over;
+    ``made``: declarations already made into that round, kept for who fights on.
+    Returns who declares next."""
+    if result.over:
+        record.pop("open", None)
+        return ()
+    following = tuple(p.name for p in result.fight.pools if not p.out and p.dice)
+    record["open"] = {
+        **open_,
+        "participants": list(following),
+        "declarations": {n: w for n, w in (made or {}).items() if n in following},
+        "round": result.number + 1,
+    }
+    return following
 
 
 def _played_round(
@@ -616,11 +679,19 @@ def _played_round(
 
 
 def resolve_answer(request: Answer, context: Context, dice: DiceSource) -> Resolution:
-    """The GM answers the Negotiation a duel in this thread waits on; the duel goes on."""
+    """The side asked answers the Negotiation a duel in this thread waits on; it goes on.
+
+    The GM answers a player's proposal in a test or fight; in a duel between players
+    the player whose die it is (or a GM for him).
+    """
     record = thread_state(context)
     waiting = record.get("waiting")
     if not waiting:
         raise RuleViolation("No Negotiation waits for an answer in this thread.")
+    if waiting.get("answerer"):
+        require_control(context, waiting["answerer"], "answer this Negotiation")
+    else:
+        require_gm(context, "answer a Negotiation")
     answers = (*waiting["answers"], request.agreed)
     replay = ReplayThen(waiting["draws"], dice)
     declarations = [(n, w) for n, w in waiting["declarations"]]
@@ -628,6 +699,8 @@ def resolve_answer(request: Answer, context: Context, dice: DiceSource) -> Resol
     if waiting["kind"] == "fight":
         rest.pop("open", None)
         return _play_round(context, rest, replay, waiting["open"], declarations, answers)
+    if waiting["kind"] == "duel":
+        return _play_duel(context, rest, replay, waiting["open"], declarations, answers)
     return _play_test(
         context,
         rest,
@@ -653,45 +726,120 @@ def resolve_difficulty(request: Difficulty, context: Context, dice: DiceSource) 
 
 
 def resolve_overturn(request: Bare, context: Context, dice: DiceSource) -> Resolution:
-    """After a Boom no player claimed, the GM turns the thread's last test upside down (R-53)."""
+    """After a Boom no player claimed, the GM turns the thread's last result upside down (R-53).
+
+    The last test, duel between players or fight round: replayed from its recorded dice
+    (refused if it had no Boom, or if the party changed since), then settled again with
+    each Success a Failure and back, from the state it started from. A round's new blows
+    under Combat Difficulty roll this post's dice.
+    """
     record = thread_state(context)
+    if record.get("waiting"):
+        _check_free(record)
     last = record.get("last")
     if not last:
         raise RuleViolation("No test has been resolved in this thread yet.")
     if last.get("overturned"):
         raise RuleViolation("The last test of this thread has already been overturned.")
-    rulings = _rulings(context)
+    kind = last.get("kind", "test")
     before = Party.from_dict(last["party"])
     declarations = [(n, parse_policy(w, context.limits)) for n, w in last["declarations"]]
-    replayed = resolve_test(
-        before,
-        last["gm_dice"],
-        declarations,
-        ReplayThen(last["draws"], dice),
-        rulings,
-        tuple(last["answers"]),
-        context.limits,
-        with_odds=False,
-        gm_negotiate=last.get("gm_negotiate"),
-    )
     party = load_party(context)
-    if _people(apply(before, replayed.changes)) != _people(party):
-        raise RuleViolation(
-            "The party has changed since the last test (another test or a GM edit), so it "
-            "cannot be overturned any more; edit the state with the GM's verbs instead."
+    if kind == "round":
+        return _overturn_round(context, record, last, before, declarations, party, dice)
+    rulings = _rulings(context)
+    answers = tuple(last["answers"])
+
+    def replay(overturned: bool) -> TestResult:
+        source = ReplayThen(last["draws"], dice)
+        if kind == "duel":
+            return resolve_pvp(
+                before, declarations, source, rulings, context.limits, False, answers, overturned
+            )
+        result = resolve_test(
+            before,
+            last["gm_dice"],
+            declarations,
+            source,
+            rulings,
+            answers,
+            context.limits,
+            with_odds=False,
+            gm_negotiate=last.get("gm_negotiate"),
         )
-    turned = overturn_test(replayed, before, rulings)
+        return overturn_test(result, before, rulings) if overturned else result
+
+    replayed = replay(False)
+    if not replayed.booms:
+        raise RuleViolation("This test had no Boom, so its result stands.")
+    _check_unchanged(apply(before, replayed.changes), party)
+    turned = replay(True)
     after = replace(apply(before, turned.changes), fight=party.fight)
     save_party(context, party, after)
     record["last"] = {**last, "overturned": True}
     put_thread_state(context, record)
-    words = dict(last["declarations"])
-    played = _played_test(turned, words, last["stakes"], after, ())
+    played = _played_test(turned, dict(last["declarations"]), last["stakes"], after, ())
+    if kind == "duel":
+        played = replace(played, gm_name=last["declarations"][1][0])
     return Resolution("overturned", played, None, turned.changes)
 
 
+def _overturn_round(
+    context: Context,
+    record: dict[str, Any],
+    last: dict[str, Any],
+    before: Party,
+    declarations: list[tuple[str, Policy]],
+    party: Party,
+    dice: DiceSource,
+) -> Resolution:
+    """Overturn the thread's last fight round: the fight goes on from the flipped round."""
+    rulings = _rulings(context)
+    assert before.fight is not None
+    draws, answers, open_ = last["draws"], tuple(last["answers"]), last["open"]
+
+    def replay(source: DiceSource, overturned: bool) -> RoundResult:
+        return resolve_round(
+            before,
+            before.fight,  # type: ignore[arg-type]
+            declarations,
+            source,
+            rulings,
+            answers,
+            False,
+            last.get("gm_negotiate"),
+            overturned,
+        )
+
+    replayed = replay(ReplayThen(draws, dice), False)
+    if not replayed.duel.booms:
+        raise RuleViolation("This round had no Boom, so its result stands.")
+    fight = None if replayed.over else replayed.fight
+    _check_unchanged(replace(apply(before, replayed.changes), fight=fight), party)
+    turned = replay(ReplayThen(draws[: len(replayed.duel.draws)], dice), True)
+    after = replace(apply(before, turned.changes), fight=None if turned.over else turned.fight)
+    save_party(context, party, after)
+    record["last"] = {**last, "overturned": True}
+    current = record.get("open") or {}
+    made = current.get("declarations", {}) if current.get("kind") == "fight" else {}
+    following = _open_next(record, open_, turned, made)
+    put_thread_state(context, record)
+    words = dict(last["declarations"])
+    played = _played_round(turned, words, open_, after, (), following)
+    return Resolution("overturned", played, None, turned.changes)
+
+
+def _check_unchanged(expected: Party, party: Party) -> None:
+    """Refuse an overturn once anything changed the party after the result."""
+    if _people(expected) != _people(party):
+        raise RuleViolation(
+            "The party has changed since the last test (another test or a GM edit), so it "
+            "cannot be overturned any more; edit the state with the GM's verbs instead."
+        )
+
+
 def _people(party: Party) -> tuple[Any, ...]:
-    return (party.characters, party.refreshes)
+    return (party.characters, party.refreshes, party.fight)
 
 
 def adjusted(

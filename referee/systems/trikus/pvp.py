@@ -10,9 +10,13 @@ hand that is rolled only if needed (the tokens he did not need are kept).
 What differs from a test against the GM:
 
 * a void tie that leaves both sides without dice (R-15) has no GM to go to: no result;
-* Negotiation needs the other side's consent, and a player's by post is not asked yet,
-  so neither side may declare ``negotiate``; escape (``escape=k,v``) is the first-named
-  player's trigger alone (the second holds his pool as the GM holds its dice);
+* Negotiation: either player may declare ``negotiate=v`` (reroll the other's die of v or
+  more that just took control); the other consents, by a standing ``accept`` in his
+  declaration, or else the duel waits for his ``[[answer yes|no]]`` as a test waits for
+  the GM's (the GM's ``negotiation_consent`` is the GM's own answer, so it plays no part
+  here). R-22 counts each side's proposals. A proposer who loses after an agreed
+  reroll suffers the Catastrophe. Escape (``escape=k,v``) is the first-named player's
+  trigger alone (the second holds his pool as the GM holds its dice);
 * both strike a line, spend Morale and Light, gain or lose Morale, and take
   Empowerment's Dark token and Catastrophe when they lose with it. If the first escapes,
   the second is left in control: his Success.
@@ -44,17 +48,19 @@ from referee.systems.trikus.changes import Change, ChangeKind
 from referee.systems.trikus.duel import GM, DieKind, Entrant, PairEnd, play
 from referee.systems.trikus.odds import OddsTooCostly, end_chances
 from referee.systems.trikus.opposed import (
+    _FLIP,
     Declarations,
     ParticipantResult,
     TestResult,
     _outcome,
     commit_all,
+    negotiated,
     outcome_changes,
     start_changes,
 )
 from referee.systems.trikus.policy import Policy
 from referee.systems.trikus.resources import Ledger, Outcome, falls, refresh_if_due
-from referee.systems.trikus.rulings import DeadTie, RefreshTiming, Rulings
+from referee.systems.trikus.rulings import Consent, DeadTie, RefreshTiming, Rulings
 from referee.systems.trikus.state import Party
 
 _MIRROR = {
@@ -71,13 +77,17 @@ def duel_problems(policy: Policy, name: str, second: bool) -> list[str]:
     problems = []
     if policy.opt_out:
         problems.append(f"{name} cannot opt out of a duel between players")
-    if policy.negotiate is not None or policy.accept:
-        problems.append(f"{name}: Negotiation between players is not played by post yet")
     if policy.cancel is not None or policy.defend is not None:
         problems.append(f"{name}: on_success and defend are for team tests and fights")
     if second and policy.escape is not None:
         problems.append(f"{name}: escape is the first-named player's trigger in a duel")
     return problems
+
+
+def pvp_rulings(rulings: Rulings | None) -> Rulings:
+    """The campaign's rulings as a duel between players reads them: no GM to take a dead
+    tie (R-15), and the players' own consent to a Negotiation, asked unless given."""
+    return replace(rulings or Rulings(), dead_tie=DeadTie.NONE, negotiation_consent=Consent.ASK)
 
 
 def resolve_pvp(
@@ -87,13 +97,18 @@ def resolve_pvp(
     rulings: Rulings | None = None,
     limits: Limits = DEFAULT_LIMITS,
     with_odds: bool = True,
+    answers: tuple[bool, ...] = (),
+    overturned: bool = False,
 ) -> TestResult:
     """Two players' duel from their declarations: the dice, both outcomes, the change set.
 
     The result's ``gm_dice`` is the second player's pool (Light tokens included), and its
-    duel names his dice ``"GM"``: the verdict shows his name in that place.
+    duel names his dice ``"GM"``: the verdict shows his name in that place. ``answers``
+    are the players' answers to the Negotiations proposed so far, in order; a proposal
+    with no answer yet leaves the result ``pending``. ``overturned``: the GM turns the
+    result upside down after an unclaimed Boom (each Success a Failure and back).
     """
-    rulings = replace(rulings or Rulings(), dead_tie=DeadTie.NONE)
+    rulings = pvp_rulings(rulings)
     if len(declarations) != 2:
         raise RuleViolation("A duel between players has exactly two sides.")
     first, second = commit_all(party, declarations, rulings)
@@ -107,18 +122,29 @@ def resolve_pvp(
         raise RuleViolation(
             f"{second.name} needs dice to duel (a free line, Morale, Light or Empowerment)."
         )
-    entrant = first.entrant((DieKind.LINE,) * first.line_dice)
+    entrant = replace(
+        first.entrant((DieKind.LINE,) * first.line_dice),
+        gm_negotiate=second.policy.negotiate,
+        gm_asks=not first.policy.accept,
+    )
     chance_first, chance_second = _chances(pool, entrant, rulings, with_odds)
-    duel = play(pool, (entrant,), dice, rulings)
+    consent = Consent.ALWAYS if second.policy.accept else Consent.ASK
+    duel = play(pool, (entrant,), dice, replace(rulings, negotiation_consent=consent), answers)
+    if duel.pending is not None:
+        return TestResult(pool, (first, second), duel, (), (), pending=duel.pending)
     outcome_first = _outcome(duel.ends[0], rulings)
     outcome_second = _MIRROR[outcome_first]
+    if overturned:
+        outcome_first = _FLIP.get(outcome_first, outcome_first)
+        outcome_second = _FLIP.get(outcome_second, outcome_second)
     ledger = Ledger(party)
     start_changes(ledger, (first, second), rulings)
     outcome_changes(ledger, first, outcome_first, duel, rulings)
     lights = max(sum(1 for t in duel.throws for d in t.dice if d.who == GM) - hand, 0)
     if lights:
         ledger.add(Change(ChangeKind.LIGHT_SPENT, second.name, lights))
-    outcome_changes(ledger, second, outcome_second, None, rulings)
+    proposed = ("lost after proposing a Negotiation",) if negotiated(duel, GM) else ()
+    outcome_changes(ledger, second, outcome_second, None, rulings, more_why=proposed)
     falls(ledger)
     if rulings.refresh_timing is RefreshTiming.AFTER_TEST:
         refresh_if_due(ledger)

@@ -68,7 +68,8 @@ VERBS = (
         handlers.resolve_overturn,
         "[[overturn]]",
         form="overturn",
-        help="GM: after a Boom nobody claimed, turns the thread's last test upside down",
+        help="GM: after a Boom nobody claimed, turns the thread's last test, duel or fight "
+        "round upside down",
         example="overturn",
         gm_only="overturn a test after a Boom",
     ),
@@ -87,9 +88,9 @@ VERBS = (
         handlers.resolve_answer,
         tags.ANSWER_USAGE,
         form="answer yes|no",
-        help="GM: answers the Negotiation a test waits on; the duel goes on",
+        help="answers the Negotiation a test waits on (the GM; in a duel between players, "
+        "the player asked); the duel goes on",
         example="answer yes",
-        gm_only="answer a Negotiation",
     ),
     _verb(
         "difficulty",

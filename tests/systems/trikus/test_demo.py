@@ -50,6 +50,10 @@ def test_the_demo_shows_every_mechanic_of_the_issue(
         "end of the fight": "**The fight is over.**",
         "duel between players": "**Duel**: Zuzia (3 dice: `light=1`) against Pawel Dron (3 dice).",
         "the party writes a Dark side": "Michal's Dark side *spiteful* is written (1 more",
+        "negotiation between players": "**Pawel Dron proposes a Negotiation**: Zuzia's 6 "
+        "(throw 1) rolled again. The duel waits for Zuzia's player",
+        "the player's answer": "Negotiation: Pawel Dron asks to reroll Zuzia's 6; agreed",
+        "a fight round overturned": "**The GM overturns round 1 of the fight** (a Boom",
         "undo": "is void**: taken back by the GM's undo. Its dice stay in the ledger; undone: Zu",
     }
     assert {name: True for name in shown} == {name: text in out for name, text in shown.items()}

@@ -448,11 +448,9 @@ def test_a_duel_spends_the_seconds_light_only_when_needed(campaign: Campaign) ->
     )
 
 
-def test_a_duel_refuses_negotiation_and_the_seconds_escape(campaign: Campaign) -> None:
-    """Negotiation between players is not by post; escape is the first-named player's."""
+def test_a_duel_refuses_the_seconds_escape(campaign: Campaign) -> None:
+    """Escape is the first-named player's trigger in a duel between players."""
     tag(campaign, "open duel Michal, Zuzia")
-    with pytest.raises(RuleViolation, match="Negotiation between players"):
-        tag(campaign, "declare Michal negotiate=5", author="michal")
     with pytest.raises(RuleViolation, match="escape is the first-named"):
         tag(campaign, "declare Zuzia escape=1,5", author="zuzia")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .errors import UserError
 
@@ -79,6 +80,7 @@ with the digits 0-9, not '³'.
     return value
 
 
+@lru_cache(maxsize=4096)  # names repeat post after post; each is normalised once
 def is_visible(name: str) -> bool:
     """Whether ``name`` shows at least one character once normalised (NFKC) and stripped
     of zero-width and bidi controls, spaces and combining marks.

@@ -112,12 +112,25 @@ def headline(result: Any, depth: int = 3) -> dict[str, Any]:
                     found[name] = item
                 elif item is not None and name not in found and hasattr(item, "value"):
                     found[name] = str(item.value)
-            if is_dataclass(value):
-                following += [getattr(value, f.name) for f in fields(value)]
+            names = _field_names(type(value))
+            if names:
+                following += [getattr(value, name) for name in names]
         if "total" in found:
             break
-        level = [v for v in following if is_dataclass(v)]
+        level = [v for v in following if _field_names(type(v))]
     return found
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # a type -> its dataclass fields (or none)
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    """The field names of a dataclass type (empty for any other type), looked up once."""
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = tuple(f.name for f in fields(kind)) if is_dataclass(kind) else ()
+        _FIELD_NAMES[kind] = names
+    return names
 
 
 def roll_entry(

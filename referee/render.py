@@ -121,6 +121,9 @@ def make_environment(
         lstrip_blocks=True,
         keep_trailing_newline=False,
         auto_reload=False,  # templates are read once per run, not checked on every use
+        # Compiled templates kept between runs (a user-only temp folder; a changed
+        # template is compiled again): each `referee batch` compiled them all anew.
+        bytecode_cache=jinja2.FileSystemBytecodeCache(),
     )
     environment.filters["md"] = escape_markdown
     environment.filters["die"] = format_die

@@ -189,9 +189,11 @@ def advance(tracker: Tracker) -> Advance:
     combatants = []
     for combatant in tracker.combatants:
         ending = [c for c in combatant.conditions if c.ends_at(round_, score)]
-        expired.extend(Expiry(combatant.name, c) for c in ending)
-        kept = tuple(c for c in combatant.conditions if c not in ending)
-        combatants.append(replace(combatant, conditions=kept))
+        if ending:  # most combatants have no condition ending: kept as they are
+            expired.extend(Expiry(combatant.name, c) for c in ending)
+            kept = tuple(c for c in combatant.conditions if c not in ending)
+            combatant = replace(combatant, conditions=kept)
+        combatants.append(combatant)
     moved = Tracker(tuple(combatants), round_, score)
     return Advance(moved, new_round, tuple(expired))
 

@@ -247,6 +247,7 @@ def attack(
     """
     rulings = rules.rulings
     kind = AttackKind(kind)
+    location = Location(location)
     if _fold(attacker.name) == _fold(target.name):
         raise RuleViolation(f"{attacker.name} cannot attack themselves.")
     _refuse_if_down(attacker, "attack")
@@ -264,11 +265,11 @@ def attack(
             f"The {chosen.name} has no damage dice; write its damage on the sheet, like 2d6."
         )
 
-    called = _CALLED_SHOT[Location(location)]
+    called = _CALLED_SHOT[location]
     hit_modifiers = tuple(
         m
         for m in (
-            Modifier(f"{Location(location).value} shot", called(rulings) if called else 0),
+            Modifier(f"{location.value} shot", called(rulings) if called else 0),
             Modifier("situational", modifier),
         )
         if m.value
@@ -301,7 +302,7 @@ def attack(
         attacker.name,
         target.name,
         chosen,
-        Location(location),
+        location,
         subdue,
         automatic,
         rolls.hit_roll,

@@ -166,6 +166,7 @@ def _plan_trait(
 ) -> _Plan:
     if not stats:
         raise ValueError("a trait roll needs at least one stat")
+    stats = [stat if type(stat) is Stat else Stat(stat) for stat in stats]
     race = _race(c, rules)
     race_bonus = sum(race.modifiers.get(stat, 0) for stat in stats)
     race_modifier = (Modifier("race", race_bonus),) if race_bonus else ()
@@ -173,8 +174,8 @@ def _plan_trait(
     named = is_named(c)
     return _Plan(
         c.name,
-        " + ".join(Stat(stat).value for stat in stats),
-        tuple(die_of(c, Stat(stat), rules) for stat in stats),
+        " + ".join(stat.value for stat in stats),
+        tuple(die_of(c, stat, rules) for stat in stats),
         named,
         named and wild,
         own + _wound_modifiers(c, rules) + tuple(modifiers),
@@ -245,12 +246,13 @@ def _execute(plan: _Plan, rulings: Rulings, dice: DiceSource) -> TraitRoll:
             (False, True) if rulings.critical_beats_exceptional else (True, False)
         )
     shown = tuple(
-        DieRoll(sides, value, kept=index != replaced)
+        DieRoll(sides, value, index != replaced)
         for index, (sides, value) in enumerate(zip(plan.sides, values, strict=True))
     )
-    total = sum(d.value for d in shown if d.kept) + sum(m.value for m in plan.modifiers)
-    if wild_die is not None and wild_die.kept:
-        total += wild_die.value
+    # The kept dice: all of them, the one the wild d6 replaced taken out, the wild d6 in.
+    total = sum(values) + sum(m.value for m in plan.modifiers)
+    if replaced >= 0:
+        total += wild_value - values[replaced]
     return TraitRoll(
         plan.roller, plan.label, shown, wild_die, plan.modifiers, total, exceptional, critical
     )

@@ -34,6 +34,11 @@ class Limits:
     max_rolls: int = 2000  # dice drawn by one roll, rerolls and explosions included
     max_sets: int = 20  # repeated sets such as 6x 4d6kh3
     max_total: int = 10**15  # absolute value of any total or intermediate result
+    # Exact odds of one dice expression: distinct totals counted, and budget steps spent
+    # (about 50 ns each, so 2,000,000 is about a tenth of a second on a busy core);
+    # past either, the verdict says "odds not computed (too many outcomes)".
+    max_odds_outcomes: int = 10_000
+    max_odds_steps: int = 2_000_000
     max_tag_chars: int = 2000  # characters inside one [[ ... ]]
     max_tags_per_post: int = 50  # tags resolved in one post; the rest are refused
     max_names_per_tag: int = 50  # combatants in one [[init ...]]

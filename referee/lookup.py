@@ -148,6 +148,11 @@ def resolve_sheet(request: ShowSheet, context: Context, dice: DiceSource) -> Res
         (header[i], row[i]) for i in columns if i < len(row) and header[i] not in _SHOWN_ABOVE
     )
     labels = {label for label, _ in summary}
+    # A system may keep some of a sheet from every view under its rulings (trikus's
+    # gm_blind_dark hides Dark sides even from the GM): their labels are left out too.
+    private = getattr(system, "private_fields", None)
+    if callable(private):
+        labels |= {str(field).replace("_", " ") for field in private(context.rules)}
     details = () if stats_hidden else _details(record.get("sheet") or {}, labels)
     return Resolution(
         "records_sheet",

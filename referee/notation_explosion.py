@@ -22,7 +22,7 @@ out, and that part is returned as ``missing`` (the verdict's stated precision).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -32,11 +32,14 @@ from referee.notation_distributions import (
     MAX_OUTCOMES,
     Dist,
     TooCostly,
+    add_lists,
+    as_row,
     budget,
+    convolve,
     from_chances,
     power,
 )
-from referee.notation_keep import RankReducer, fold
+from referee.notation_keep import FOLD_STEP, RankReducer, fold
 from referee.notation_tree import Dice, Operation
 
 # One die's state while its operations run: (value, kept, success mark).
@@ -63,7 +66,6 @@ def per_die(node: Dice) -> Dist | None:
     counting = any(op.op == "t" for op in operations)
     states: dict[_State, int] = {(face, True, 0): 1 for face in range(1, sides + 1)}
     denominator = sides
-    missing = 0
     for operation in operations[: explode_at if explode_at is not None else len(operations)]:
         states, denominator = step(states, denominator, operation, sides)
         if states is None:
@@ -74,7 +76,9 @@ def per_die(node: Dice) -> Dist | None:
         for (value, kept, success), w in states.items():
             ways[(success if counting else value) if kept else 0] += w
         return Dist(dict(ways), denominator)
-    return _exploding(states, denominator, operations[explode_at], after, sides, counting, missing)
+    # Each of the dice is cut off at its share, so all of them together lose less than CUTOFF.
+    cutoff = CUTOFF / max(1, node.count)
+    return _exploding(states, denominator, operations[explode_at], after, sides, counting, cutoff)
 
 
 def step(
@@ -123,9 +127,10 @@ def _exploding(
     after: tuple[Operation, ...],
     sides: int,
     counting: bool,
-    missing: int,
+    cutoff: Fraction,
 ) -> Dist | None:
-    """A die and the chain of dice its explosions add, followed to :data:`CUTOFF`."""
+    """A die and the chain of dice its explosions add, followed until less than
+    ``cutoff`` of the chance is left out."""
 
     def worth(value: int) -> int:
         if not counting:
@@ -142,23 +147,27 @@ def _exploding(
     cold = [f for f in range(1, sides + 1) if not picked(explode, f)]
     # A fresh die's chain: cold face ends it, hot face adds and continues.
     depth = 1
-    while Fraction(len(hot), sides) ** depth > CUTOFF:
+    while Fraction(len(hot), sides) ** depth > cutoff:
         depth += 1
-    chain: dict[int, int] = {0: 1}  # ways over sides**k for chains of k hot faces so far
+    # No face explodes (1d1e0): the chain is the fresh die alone.
+    hot_low, hot_row = as_row(Counter(worth(face) for face in hot)) if hot else (0, [0])
+    cold_low, cold_row = as_row(Counter(worth(face) for face in cold))
+    # Ways over sides**k of the chains of k hot faces so far, by subtotal from chain_low.
+    chain_low, chain = 0, [1]
     fresh_total: defaultdict[int, int] = defaultdict(int)
     for level in range(depth):
-        budget(len(chain) * sides)
-        next_chain: defaultdict[int, int] = defaultdict(int)
-        for subtotal, w in chain.items():
-            for face in cold:
-                fresh_total[subtotal + worth(face)] += w * sides ** (depth - level - 1)
-            for face in hot:
-                next_chain[subtotal + worth(face)] += w
-        chain = dict(next_chain)
+        budget(len(chain) * 4)
+        scale = sides ** (depth - level - 1)
+        for i, w in enumerate(convolve(chain, cold_row)):
+            if w:
+                fresh_total[chain_low + cold_low + i] += w * scale
+        chain_low, chain = chain_low + hot_low, convolve(chain, hot_row)
         if len(fresh_total) > MAX_OUTCOMES:
             raise TooCostly
+    chain_total = sum(chain)
     fresh_den = sides**depth
-    fresh_missing = sum(chain.values())  # chains still exploding at the cut-off
+    fresh_missing = chain_total  # chains still exploding at the cut-off
+    missing = 0
     ways: defaultdict[int, int] = defaultdict(int)
     for (value, kept, success), w in states.items():
         if not kept:
@@ -174,7 +183,7 @@ def _exploding(
     return Dist(dict(ways), denominator * fresh_den, missing)
 
 
-FRACTION_STEP = 10  # an exact fraction's sum and product: about ten plain steps
+FRACTION_STEP = 25  # an exact fraction's sum and product: about 25 plain steps (measured)
 # Operations that act on each die alone (k/p only with value selectors).
 _PER_DIE = frozenset(("rr", "ro", "mi", "ma", "t", "f", "k", "p"))
 
@@ -201,13 +210,17 @@ class _SumReducer:
         return state
 
 
-def chained(node: Dice) -> Dist | None:
-    """The total of dice with per-die operations around at most one explosion, and at
-    most one ``kh``/``kl``/``ph``/``pl`` last; None for any other shape.
+def chained(node: Dice, cutoff: Fraction = CUTOFF) -> Dist | None:
+    """The total of dice with per-die operations around at most one explosion, then at
+    most one ``ra``, and at most one ``kh``/``kl``/``ph``/``pl`` last; None for any other
+    shape.
 
     Each die's chain (the die, then the dice its explosion adds) is summarised as it
-    grows, then the chains of all ``count`` dice are merged. Operations before the
-    explosion act on the first die of a chain only, those after on every die in it.
+    grows, with whether ``ra`` picks one of its dice; then the chains of all ``count``
+    dice are merged, and where ``ra`` picked a die, one fresh die joins them.
+    Operations before the explosion act on the first die of a chain only, those after
+    on every die in it (and those after ``ra`` on the die it adds too). Chains are
+    followed until less than ``cutoff`` of the chance is left out in all.
     """
     if node.count == 0:
         return Dist({0: 1}, 1)
@@ -217,46 +230,45 @@ def chained(node: Dice) -> Dist | None:
         rank = RankReducer.of(operations[-1])
         if rank is not None:
             reducer, operations = rank, operations[:-1]
-    explode_at = [i for i, op in enumerate(operations) if op.op in ("e", "ra")]
-    if len(explode_at) > 1:
+    shape = _chain_shape(operations)
+    if shape is None:
         return None
-    if not all(_acts_alone(op) for i, op in enumerate(operations) if i not in explode_at):
-        return None
-    ranked = explode_at and [s.cat in ("h", "l") for s in operations[explode_at[0]].selectors]
-    if ranked and ((any(ranked) and operations[explode_at[0]].op == "e") or len(set(ranked)) > 1):
-        return None
+    before, explode, middle, once, after = shape
     counting = any(op.op == "t" for op in operations)
     if counting and reducer is not _SumReducer:
         return None
-    split = explode_at[0] if explode_at else len(operations)
-    before, after = operations[:split], operations[split + 1 :]
-    explode = operations[split] if explode_at else None
-    once = None
-    if explode is not None and explode.op == "ra":
-        once, explode = explode, None
+    by_rank = once is not None and once.selectors[0].cat in ("h", "l")
+    by_rank = by_rank and once is not None and any(s.n >= 1 for s in once.selectors)
     sides = node.sides
 
-    def worth(state: tuple[int, bool, int]) -> int | None:
+    def worth(state: _State) -> int | None:
         value, kept, success = state
         if not kept:
             return None if reducer is not _SumReducer else 0
         return success if counting else value
 
-    finals: dict[tuple[int, bool, int], dict[int | None, Fraction]] = {}
+    def run(states: Any, operations: tuple[Operation, ...]) -> tuple[Any, int]:
+        denominator = 1
+        for operation in operations:
+            states, denominator = step(states, denominator, operation, sides)
+            if states is None:
+                raise TooCostly  # every face rerolls forever: the roll is refused
+        return states, denominator
 
-    def final(state: tuple[int, bool, int]) -> dict[int | None, Fraction]:
-        """What a die in ``state`` adds once the operations after the explosion ran."""
+    finals: dict[_State, dict[tuple[int | None, bool], Fraction]] = {}
+
+    def final(state: _State) -> dict[tuple[int | None, bool], Fraction]:
+        """What a die in ``state`` adds once the operations after the explosion ran,
+        and whether ``ra`` picks it."""
         known = finals.get(state)
         if known is None:
-            states: Any = {state: 1}
-            denominator = 1
-            for operation in after:
-                states, denominator = step(states, denominator, operation, sides)
-                if states is None:
-                    raise TooCostly  # every face rerolls forever: the roll is refused
             known = defaultdict(Fraction)
-            for end, ways in states.items():
-                known[worth(end)] += Fraction(ways, denominator)
+            checked, denominator = run({state: 1}, middle)
+            for end, ways in checked.items():
+                hit = once is not None and end[1] and (by_rank or picked(once, end[0]))
+                ended, more = run({end: 1}, after)
+                for last, last_ways in ended.items():
+                    known[(worth(last), hit)] += Fraction(ways * last_ways, denominator * more)
             finals[state] = known = dict(known)
         return known
 
@@ -272,94 +284,120 @@ def chained(node: Dice) -> Dist | None:
         if first is None:
             return None
 
-    def added(state: Any, worth_chances: dict[int | None, Fraction]) -> dict[Any, Fraction]:
-        return _grown(reducer, state, worth_chances)
+    def added(summary: Any, state: _State) -> dict[Any, Fraction]:
+        """``summary`` (of dice so far, whether ra picked one) with one more die."""
+        grown: defaultdict[Any, Fraction] = defaultdict(Fraction)
+        dice, hit = summary
+        for (value, picked_now), p in final(state).items():
+            more = dice if value is None else reducer.add(dice, value)
+            grown[(more, hit or picked_now)] += p
+        return grown
 
-    if once is not None:
-        by_rank = bool(ranked and ranked[0]) and any(s.n >= 1 for s in once.selectors)
-        return _added_once(node, once, first, denominator, final, reducer, by_rank)
+    empty = (reducer.empty, False)
     done: defaultdict[Any, Fraction] = defaultdict(Fraction)
     growing: defaultdict[Any, Fraction] = defaultdict(Fraction)  # chains still exploding
     for state, ways in first.items():
         chance = Fraction(ways, denominator)
         target = growing if state[1] and hot(state[0]) else done
-        for summary, p in added(reducer.empty, final(state)).items():
+        for summary, p in added(empty, state).items():
             target[summary] += chance * p
     fresh = [(face, True, 0) for face in range(1, sides + 1)]
     missing = Fraction(0)
-    work = 0
     while growing:
         left = sum(growing.values())
-        if left < CUTOFF / max(1, node.count):
+        if left < cutoff / max(1, node.count):
             missing += left
             break
-        work += len(growing) * sides * 2
-        budget(work * FRACTION_STEP)
+        budget(len(growing) * sides * 2 * FRACTION_STEP)
         following: defaultdict[Any, Fraction] = defaultdict(Fraction)
         for summary, chance in growing.items():
             for state in fresh:
                 target = following if hot(state[0]) else done
-                for grown, p in added(summary, final(state)).items():
+                for grown, p in added(summary, state).items():
                     target[grown] += chance * p / sides
         growing = following
         if len(done) + len(growing) > MAX_OUTCOMES:
             raise TooCostly
-    if reducer is _SumReducer:
-        return power(from_chances(dict(done), missing), node.count)
+    if once is None and reducer is _SumReducer:
+        sums = {dice: chance for (dice, _), chance in done.items()}
+        return power(from_chances(sums, missing), node.count)
     one = from_chances(dict(done), missing)
-    merged = fold(one.ways, node.count, reducer.merge)
-    totals: defaultdict[int, int] = defaultdict(int)
-    for summary, ways in merged.items():
-        totals[reducer.total(summary)] += ways
-    denominator = one.denominator**node.count
-    kept = denominator - (one.denominator - one.missing) ** node.count
-    return Dist(dict(totals), denominator, kept)
-
-
-def _grown(
-    reducer: Any, state: Any, worth_chances: dict[int | None, Fraction]
-) -> dict[Any, Fraction]:
-    """``state`` with one more die, for each of what it may add (None: it was dropped)."""
-    return {
-        (state if value is None else reducer.add(state, value)): chance
-        for value, chance in worth_chances.items()
-    }
-
-
-def _added_once(
-    node: Dice,
-    once: Operation,
-    first: dict[tuple[int, bool, int], int],
-    denominator: int,
-    final: Callable[[tuple[int, bool, int]], dict[int | None, Fraction]],
-    reducer: Any,
-    by_rank: bool,
-) -> Dist:
-    """``ra``: one die more when any die is picked (by ``h``/``l``: whenever one is kept).
-
-    Each die is summarised with whether it could be picked; the dice are merged, and
-    where one was, a fresh die (through the operations after ``ra``) joins them.
-    """
-    per_die: defaultdict[Any, Fraction] = defaultdict(Fraction)
-    for state, ways in first.items():
-        chance = Fraction(ways, denominator)
-        hit = state[1] and (by_rank or picked(once, state[0]))
-        for summary, p in _grown(reducer, reducer.empty, final(state)).items():
-            per_die[(summary, hit)] += chance * p
-    one = from_chances(dict(per_die))
+    extra = Dist({reducer.empty: 1}, 1)  # what ra's fresh die adds
+    if once is not None:
+        fresh_worth: defaultdict[Any, Fraction] = defaultdict(Fraction)
+        for face in range(1, sides + 1):
+            ended, more = run({(face, True, 0): 1}, after)
+            for last, ways in ended.items():
+                value = worth(last)
+                dice = reducer.empty if value is None else reducer.add(reducer.empty, value)
+                fresh_worth[dice] += Fraction(ways, more * sides)
+        extra = from_chances(dict(fresh_worth))
+    if reducer is _SumReducer:
+        return _summed_once(one, node.count, extra)
     merged = fold(one.ways, node.count, lambda a, b: (reducer.merge(a[0], b[0]), a[1] or b[1]))
-    sides = node.sides
-    fresh: defaultdict[Any, Fraction] = defaultdict(Fraction)
-    for face in range(1, sides + 1):
-        for summary, p in _grown(reducer, reducer.empty, final((face, True, 0))).items():
-            fresh[summary] += p / sides
-    extra = from_chances(dict(fresh))
-    budget(len(merged) * len(extra.ways) * 4)
+    budget(len(merged) * len(extra.ways) * FOLD_STEP)
     totals: defaultdict[int, int] = defaultdict(int)
-    for (summary, hit), ways in merged.items():
+    for (dice, hit), ways in merged.items():
         if hit:
             for more, extra_ways in extra.ways.items():
-                totals[reducer.total(reducer.merge(summary, more))] += ways * extra_ways
+                totals[reducer.total(reducer.merge(dice, more))] += ways * extra_ways
         else:
-            totals[reducer.total(summary)] += ways * extra.denominator
-    return Dist(dict(totals), one.denominator**node.count * extra.denominator)
+            totals[reducer.total(dice)] += ways * extra.denominator
+    denominator = one.denominator**node.count * extra.denominator
+    found = (one.denominator - one.missing) ** node.count * extra.denominator
+    return Dist(dict(totals), denominator, denominator - found)
+
+
+def _summed_once(one: Dist, count: int, extra: Dist) -> Dist:
+    """The sum of ``count`` dice summarised as ``(sum, ra picked one)``, with ``extra``
+    added when any was picked: all the dice, less those where none was, by powers."""
+    every: defaultdict[int, int] = defaultdict(int)
+    unpicked: defaultdict[int, int] = defaultdict(int)
+    for (dice, hit), ways in one.ways.items():
+        every[dice] += ways
+        if not hit:
+            unpicked[dice] += ways
+    all_dice = power(Dist(dict(every), one.denominator), count)
+    none_picked = Dist({}, all_dice.denominator)  # ra picks a die whenever one is kept
+    if unpicked:
+        none_picked = power(Dist(dict(unpicked), one.denominator), count)
+    some_picked = {
+        total: ways - none_picked.ways.get(total, 0) for total, ways in all_dice.ways.items()
+    }
+    some_picked = {total: ways for total, ways in some_picked.items() if ways}
+    totals: defaultdict[int, int] = defaultdict(int)
+    if some_picked:
+        for total, ways in add_lists(Dist(some_picked, 1), extra).ways.items():
+            totals[total] += ways
+    for total, ways in none_picked.ways.items():
+        totals[total] += ways * extra.denominator
+    denominator = all_dice.denominator * extra.denominator
+    found = (one.denominator - one.missing) ** count * extra.denominator
+    return Dist(
+        {total: ways for total, ways in totals.items() if ways}, denominator, denominator - found
+    )
+
+
+def _chain_shape(operations: tuple[Operation, ...]) -> tuple[Any, ...] | None:
+    """``(before, explode, middle, ra, after)`` of per-die operations around at most one
+    explosion (on values) followed by at most one ``ra``; None for any other shape."""
+    explode_at = [i for i, op in enumerate(operations) if op.op == "e"]
+    once_at = [i for i, op in enumerate(operations) if op.op == "ra"]
+    if len(explode_at) > 1 or len(once_at) > 1:
+        return None
+    if explode_at and once_at and once_at[0] < explode_at[0]:
+        return None  # the die ra adds would explode: not a chain of its own
+    special = explode_at + once_at
+    if not all(_acts_alone(op) for i, op in enumerate(operations) if i not in special):
+        return None
+    explode = operations[explode_at[0]] if explode_at else None
+    if explode is not None and any(s.cat in ("h", "l") for s in explode.selectors):
+        return None
+    once = operations[once_at[0]] if once_at else None
+    if once is not None and len({s.cat in ("h", "l") for s in once.selectors}) > 1:
+        return None
+    first = special[0] if special else len(operations)
+    end_middle = once_at[0] if once_at else len(operations)
+    middle = operations[explode_at[0] + 1 : end_middle] if explode_at else ()
+    after = operations[once_at[0] + 1 :] if once_at else ()
+    return operations[:first], explode, middle, once, after

@@ -20,7 +20,16 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from referee.notation_distributions import MAX_OUTCOMES, Dist, TooCostly, budget
+from referee.notation_distributions import (
+    MAX_OUTCOMES,
+    Dist,
+    TooCostly,
+    affordable,
+    budget,
+    convolve,
+    power,
+    product_cost,
+)
 from referee.notation_distributions import uniform as uniform  # for the example above
 from referee.notation_tree import Operation
 
@@ -61,6 +70,75 @@ def keep_ways(count: int, face_ways: dict[int, int], kept: frozenset[int]) -> Di
     if len(result) > MAX_OUTCOMES:
         raise TooCostly
     return Dist(dict(result), total_ways**count)
+
+
+def top_ways(count: int, face_ways: dict[int, int], kept: int, highest: bool = True) -> Dist:
+    """Ways for the sum of the ``kept`` highest (or lowest) of ``count`` independent dice
+    whose faces are weighed by ``face_ways`` (``kh``/``kl``; ``pl``/``ph`` are their
+    complements).
+
+    Counted by the face ``t`` of the last kept die: ``j`` dice above ``t`` (their sum by
+    repeated convolution), then at least ``kept - j`` of the other ``count - j`` dice
+    showing ``t`` and the rest below it. That is faces x kept convolutions, so
+    ``100d6kh50`` takes milliseconds where listing placements would take seconds.
+
+    >>> top_ways(4, uniform(6), 3).ways[18], top_ways(2, uniform(20), 1, highest=False).ways[20]
+    (21, 1)
+    """
+    if not highest:
+        low = top_ways(count, {-face: w for face, w in face_ways.items()}, kept)
+        return Dist({-value: w for value, w in low.ways.items()}, low.denominator)
+    total_ways = sum(face_ways.values())
+    kept = min(kept, count)
+    faces = sorted((face for face, w in face_ways.items() if w), reverse=True)
+    least, span = faces[-1], faces[0] - faces[-1]
+    if kept == 0:
+        return Dist({0: total_ways**count}, total_ways**count)
+    if kept == count:
+        return power(Dist(face_ways, total_ways), count)
+    if kept * span + 1 > MAX_OUTCOMES:
+        raise TooCostly
+    # Refused up front when the convolutions alone would pass the budget.
+    affordable(len(faces) * kept * kept * (span + 1) * 2)
+    # A power of one die's ways to the count costs about a third of a product of two
+    # numbers that long (measured).
+    power_cost = product_cost(*[count * total_ways.bit_length() // 8] * 2) // 3 + 1
+    sums = [0] * (kept * span + 1)  # ways of each kept sum less kept * least
+    above: list[int] = []  # one die's ways for the faces above t, from the lowest of them
+    above_ways, lowest_above = 0, faces[0]
+    for face in faces:
+        weight, shift = face_ways[face], face - least
+        below_ways = total_ways - above_ways - weight
+        up = [1]  # ways of each sum of j dice above t, from j times the lowest face above
+        for j in range(kept if above else 1):
+            if j:
+                up = convolve(up, above)
+            rest, needed = count - j, kept - j
+            budget(len(up) * 4 + (min(needed, rest - needed) + 1) * power_cost)
+            factor = math.comb(count, j) * _at_least(rest, needed, weight, below_ways)
+            if factor:
+                offset = needed * shift + j * (lowest_above - least)
+                for i, w in enumerate(up):
+                    sums[offset + i] += w * factor
+        # t joins the faces above the next one
+        above = [weight, *[0] * (lowest_above - face - 1), *above] if above else [weight]
+        above_ways, lowest_above = above_ways + weight, face
+    return Dist({kept * least + i: w for i, w in enumerate(sums) if w}, total_ways**count)
+
+
+def _at_least(rest: int, needed: int, weight: int, below: int) -> int:
+    """Ways ``rest`` dice show at least ``needed`` faces of ``weight`` ways, the others
+    faces of ``below`` ways in all; summed from the shorter side."""
+    if needed <= 0:
+        return (weight + below) ** rest
+    if needed > rest:
+        return 0
+    if needed <= rest - needed:
+        fewer = sum(math.comb(rest, m) * weight**m * below ** (rest - m) for m in range(needed))
+        return (weight + below) ** rest - fewer
+    return sum(
+        math.comb(rest, m) * weight**m * below ** (rest - m) for m in range(needed, rest + 1)
+    )
 
 
 def ranks_kept(operations: tuple[Operation, ...], count: int) -> frozenset[int] | None:
@@ -138,10 +216,8 @@ def fold(chain: dict[Any, int], count: int, merge: Any) -> dict[Any, int]:
     Each merge costs about as much as :data:`FOLD_STEP` plain steps of the budget.
     """
     result = dict(chain)
-    work = 0
     for _ in range(count - 1):
-        work += len(result) * len(chain)
-        budget(work * FOLD_STEP)
+        budget(len(result) * len(chain) * FOLD_STEP)
         following: defaultdict[Any, int] = defaultdict(int)
         for a, wa in result.items():
             for b, wb in chain.items():

@@ -19,7 +19,7 @@ from collections import defaultdict
 from fractions import Fraction
 
 from referee.errors import RuleViolation
-from referee.notation_distributions import CUTOFF, MAX_REPLAYS, Dist, TooCostly
+from referee.notation_distributions import CUTOFF, MAX_REPLAYS, Dist, TooCostly, budget
 from referee.notation_roll import roll_node
 from referee.notation_tree import Node, Number
 
@@ -40,6 +40,7 @@ def replayed(node: Node) -> Dist:
         drawn += len(prefix)
         if replays > MAX_REPLAYS or drawn > 10 * MAX_REPLAYS:
             raise TooCostly
+        budget(REPLAY_STEP + len(prefix) * REPLAY_STEP // 10)
         source = _Replay(prefix)
         try:
             rolled = roll_node(node, source)
@@ -62,6 +63,9 @@ def replayed(node: Node) -> Dist:
     for value, chance in exact.items():
         ways[value] = chance.numerator * (denominator // chance.denominator)
     return Dist(dict(ways), denominator, lost.numerator * (denominator // lost.denominator))
+
+
+REPLAY_STEP = 400  # one replayed roll: the roll itself, from a fresh tree
 
 
 class _NeedDie(Exception):

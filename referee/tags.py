@@ -144,6 +144,8 @@ def _readable_blocks(body: str) -> Iterator[str]:
 
 def _visible_text(paragraph: str) -> str:
     """The paragraph as read: code spans become a space and backslash escapes resolve."""
+    if "`" not in paragraph and "\\" not in paragraph:  # nothing to resolve: most posts
+        return paragraph
     starts: dict[int, list[int]] = {}  # run length -> start of each backtick run
     ends: dict[int, list[int]] = {}
     for run in _BACKTICKS.finditer(paragraph):
@@ -206,7 +208,8 @@ def find_tags(body: str, limits: Limits = DEFAULT_LIMITS) -> TagScan:
             # What is left once the tags are taken out, each tag read as a space.
             ends = [0, *(edge for match in matches for edge in match.span()), len(visible)]
             rest = " ".join(visible[ends[i] : ends[i + 1]] for i in range(0, len(ends), 2))
-            near.extend(_near_misses(rest))
+            if "[" in rest:  # every near miss holds one; most posts' brackets were tags
+                near.extend(_near_misses(rest))
     cap = limits.max_tags_per_post
     refused = max(0, len(texts) - cap)
     problem = None
@@ -225,8 +228,11 @@ def _closes_nothing_early(match: re.Match[str]) -> bool:
     A tag's own brackets are notes (``[[roll 1d6 [fire]]]``) and open before they
     close; a "]" that closes nothing means the "[[" and "]]" belong to two asides.
     """
+    text = match.group(1)
+    if "]" not in text:  # most tags hold no bracket at all
+        return True
     depth = 0
-    for char in match.group(1):
+    for char in text:
         if char == "[":
             depth += 1
         elif char == "]":

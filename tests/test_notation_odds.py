@@ -14,13 +14,22 @@ from referee.dice import FixedDice, SeededDice
 from referee.errors import UserError
 from referee.limits import Limits
 from referee.notation import parse_expression, roll_expression
-from referee.notation_distributions import Dist
+from referee.notation_distributions import Dist, start_budget
+from referee.notation_exploding_keep import exploding_keep
 from referee.notation_explosion import chained
 from referee.notation_markdown import markdown
 from referee.notation_odds import TOO_MANY, chance_at_least, distribution, odds
 from referee.notation_replay import replayed
+from referee.notation_tree import Dice, Node
 from referee.testing.notation import notation_text
 from referee.testing.odds import chi_square_p
+
+
+@pytest.fixture(autouse=True)
+def _fresh_budget() -> None:
+    """Each test counts its own distributions against the budget from nothing."""
+    start_budget()
+
 
 # Expressions whose dice count is fixed, so every sequence of faces can be listed.
 BRUTE = [
@@ -42,6 +51,9 @@ BRUTE = [
     "4d6k1ph1",
     "5d4k>2pl2",
     "3d4ro1kl2",
+    "5d6kh2",
+    "5d6kl2",
+    "6d4ph2",
 ]
 
 
@@ -84,6 +96,15 @@ SAMPLED = [
     "4d6e6pl1",
     "3d6mi2e>5kl2",
     "3d6ra<3kh2",
+    # Counted by order statistics and by hot and cold faces (notation_keep,
+    # notation_exploding_keep) and by powers of (sum, ra picked) chains.
+    "2d6e>4ra6",
+    "5d10e10pl1",
+    "20d6e6kh10",
+    "100d6kh50",
+    "30d30kh15",
+    "6d6e1kl3",
+    "8d6e6ro1ph2",
 ]
 
 
@@ -115,10 +136,15 @@ def test_odds_match_100k_rolls(text: str) -> None:
         ("1d6ro1", 6, Fraction(7, 36)),
         ("1d20rr1", 20, Fraction(1, 19)),
         ("1000d1000", 1000, Fraction(1)),
+        ("(1d6, 1d6, 1d6)kh2", 12, Fraction(16, 216)),
+        ("()k0", 0, Fraction(1)),
+        ("1d6e0", 6, Fraction(1, 6)),
+        ("1d1e0", 1, Fraction(1)),
     ],
 )
 def test_chance_at_least(text: str, total: int, expected: Fraction) -> None:
-    """Worked chances: advantage, rerolls once and forever, and a bound that needs no sum."""
+    """Worked chances: advantage, rerolls once and forever, a bound that needs no sum, a set
+    of identical items kept by rank, an empty set, and explosions on a face no die has."""
     assert expected == chance_at_least(parse_expression(text), total)
 
 
@@ -136,7 +162,46 @@ def test_exploding_odds_state_their_precision() -> None:
     assert (True, True) == (0 < result.precision < Fraction(1, 10**8), result.chance is not None)
 
 
-@pytest.mark.parametrize("text", ["1000d1000", "30d30kh15", "(1d1000, 1d1000, 1d1000)kh1*1d1000"])
+# Dice that explode or reroll without end, each with the count that follows it deeper.
+TRUNCATED = ["3d6!", "20d6e6kh10", "5d10e10pl1", "2d6e>4ra6", "4d6e6kh3", "3d6e6ro1", "6d6e1kl3"]
+DEEPER = Fraction(1, 10**15)
+
+
+def _deeper(root: Node) -> Dist:
+    """The same count, followed until less than 10^-15 is left out."""
+    assert isinstance(root, Dice)
+    deeper = exploding_keep(root, DEEPER) or chained(root, DEEPER)
+    assert deeper is not None
+    return deeper
+
+
+@pytest.mark.parametrize("text", TRUNCATED)
+def test_stated_precision_bounds_what_was_cut_off(text: str) -> None:
+    """Each "this high or higher" chance is at most the stated precision (under one in a
+    billion) below the same chance followed a million times deeper, and never above it."""
+    expression = parse_expression(text)
+    precision = odds(expression, 1).precision
+    shown = distribution(expression)
+    assert shown is not None
+    deeper = _deeper(expression.root)
+    totals = sorted(set(shown) | set(deeper.ways))
+    shallow_at_least = deep_at_least = Fraction(0)
+    gaps = []
+    for total in reversed(totals):
+        shallow_at_least += shown.get(total, Fraction(0))
+        deep_at_least += Fraction(deeper.ways.get(total, 0), deeper.denominator)
+        gaps.append(deep_at_least - shallow_at_least)
+    assert (True, True, True) == (
+        0 < precision <= Fraction(1, 10**9),
+        min(gaps) >= 0,
+        max(gaps) <= precision,
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1000d1000", "100d100kh50", "(1d1000, 1d1000, 1d1000)kh1*1d1000", "1d1000*1d1000"],
+)
 def test_odds_give_up_past_the_budget(text: str) -> None:
     """Past the fixed budget the verdict says the odds were not computed, quickly."""
     assert TOO_MANY == odds(parse_expression(text), 2).reason

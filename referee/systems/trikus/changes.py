@@ -38,6 +38,7 @@ class ChangeKind(Enum):
     DARK_GAINED = "gains Dark"
     DARK_SPENT = "has Dark spent"  # detail: who picks the Dark side that plays
     DARK_SIDE_WRITTEN = "has a Dark side written"  # detail: the side; amount: sides still due
+    SIDES_WRITTEN = "writes his sides anew"  # amount: 0 Light, 1 Dark; detail: "a, b"
     CATASTROPHE = "suffers a Catastrophe"  # the narrative marker; the line is LOSE_LINE
     ESCAPED = "escapes"
     ALLY_DIED = "loses ally"  # detail: the ally
@@ -156,6 +157,13 @@ _CHARACTER: dict[ChangeKind, Callable[[Character, Change], Character]] = {
         c, dark_active=c.dark_active - ch.amount, dark_used=c.dark_used + ch.amount
     ),
     ChangeKind.DARK_SIDE_WRITTEN: lambda c, ch: replace(c, dark_sides=(*c.dark_sides, ch.detail)),
+    ChangeKind.SIDES_WRITTEN: lambda c, ch: replace(
+        c,
+        sides_due=False,
+        **{
+            "dark_sides" if ch.amount else "light_sides": tuple(filter(None, ch.detail.split(", ")))
+        },
+    ),
     ChangeKind.CATASTROPHE: lambda c, ch: c,
     ChangeKind.ESCAPED: lambda c, ch: c,
     ChangeKind.ALLY_DIED: lambda c, ch: replace(

@@ -19,13 +19,13 @@ from dataclasses import replace
 from referee.corrections import is_void, void_roll
 from referee.dice import DiceSource
 from referee.errors import Forbidden, RuleViolation
-from referee.resolve import Context
+from referee.resolve import Context, require_control
 from referee.system import Resolution
 
 from . import resources
 from .handlers import Adjusted, adjusted
 from .party import PARTY_TABLE, THREADS, load_party, steps_newest_first, thread_state
-from .tags import Bare, Count, Named, Names, Renew, SetLine
+from .tags import Bare, Count, Named, Names, Renew, SetLine, Sides
 
 
 def _name(context: Context, typed: str) -> str:
@@ -150,3 +150,13 @@ def resolve_darkside(request: Renew, context: Context, dice: DiceSource) -> Reso
     side = " ".join(request.item.split())
     changes = resources.write_dark_side(party, name, side, owner, context.rules)
     return adjusted(context, "darkside", changes, party)
+
+
+def resolve_sides(request: Sides, context: Context, dice: DiceSource) -> Resolution:
+    """After an advancement the player (or a GM) writes the character's sides anew."""
+    character = require_control(context, request.actor, "write the sides of")
+    party = load_party(context)
+    changes = resources.write_sides(
+        party, character.name, request.light, request.dark, context.rules
+    )
+    return adjusted(context, "sides", changes, party)

@@ -234,9 +234,11 @@ def resolve_open(request: Open, context: Context, dice: DiceSource) -> Resolutio
 
 
 def _check_free(record: dict[str, Any]) -> None:
-    if record.get("waiting"):
+    waiting = record.get("waiting")
+    if waiting:
+        who = f"{waiting['answerer']}'s player" if waiting.get("answerer") else "the GM"
         raise RuleViolation(
-            "A Negotiation in this thread waits for the GM's [[answer yes]] or [[answer no]]."
+            f"A Negotiation in this thread waits for {who}: [[answer yes]] or [[answer no]]."
         )
     if record.get("open"):
         kind = record["open"]["kind"]

@@ -205,6 +205,10 @@ def write_dark_side(
             "Dark sides are hidden from the GM in this campaign (gm_blind_dark): agree them "
             "with the Master's player away from the forum, which the GM reads."
         )
+    if character.sides_due:
+        raise RuleViolation(
+            f"{name} has advanced: his player writes his new sides first with [[sides]]."
+        )
     due = dark_sides_due(character, rulings)
     if not due:
         raise RuleViolation(f"{name} has no Dark side left for the party to write.")
@@ -215,6 +219,42 @@ def write_dark_side(
     if side.casefold() in {s.casefold() for s in (*character.dark_sides, *character.light_sides)}:
         raise RuleViolation(f"{name} already has the side {side}.")
     return (Change(ChangeKind.DARK_SIDE_WRITTEN, name, due - 1, side),)
+
+
+def write_sides(
+    party: Party, name: str, light: tuple[str, ...], dark: tuple[str, ...], rulings: Rulings
+) -> tuple[Change, ...]:
+    """After an advancement, the player writes his sides anew for his new tier (§3.5).
+
+    Counts by tier (Beginner 3/1, Advanced 2/2, Master 1/3); a Master writes 1 Dark side
+    under ``party_writes_master_dark`` (the party writes 2), none under ``gm_blind_dark``.
+    """
+    character = _active(party, name)
+    if not character.sides_due:
+        raise RuleViolation(
+            f"{name}'s sides are written; a player writes them anew after an advancement."
+        )
+    want_light, want_dark = character.tier.sides
+    if rulings.gm_blind_dark:
+        want_dark = 0
+    elif character.tier is Tier.MASTER and rulings.party_writes_master_dark:
+        want_dark = 1
+    problems = []
+    if len(light) != want_light:
+        problems.append(f"{want_light} Light side(s), not {len(light)}")
+    if len(dark) != want_dark:
+        hidden = " (`dark: hidden`: the GM must not see them)" if rulings.gm_blind_dark else ""
+        problems.append(f"{want_dark} Dark side(s){hidden}, not {len(dark)}")
+    named = [s.casefold() for s in (*light, *dark)]
+    if len(set(named)) != len(named):
+        problems.append("each side once")
+    if problems:
+        article = "An" if character.tier is Tier.ADVANCED else "A"
+        raise RuleViolation(f"{article} {character.tier.value} writes " + "; ".join(problems) + ".")
+    return (
+        Change(ChangeKind.SIDES_WRITTEN, name, 0, ", ".join(light)),
+        Change(ChangeKind.SIDES_WRITTEN, name, 1, ", ".join(dark)),
+    )
 
 
 def dark_sides_due(character: Character, rulings: Rulings) -> int:

@@ -24,7 +24,7 @@ from .odds_cases import odds_cases
 from .party import PARTY_KEY, PARTY_TABLE, THREADS
 from .policy import USAGE as POLICY_WORDS
 from .rulings import Rulings
-from .state import Character, LineStatus, Tier
+from .state import Character, LineStatus, Status, Tier
 
 
 def _verb(name: str, parse: Any, resolve: Any, usage: str, **fields: Any) -> Verb:
@@ -205,6 +205,15 @@ VERBS = (
         gm_only="advance a character",
     ),
     _verb(
+        "sides",
+        tags.parse_sides,
+        edits.resolve_sides,
+        tags.SIDES_USAGE,
+        form="sides <character> light: <sides>; dark: <sides>|hidden",
+        help="after an advancement, the player writes his character's sides anew for the tier",
+        example="sides Zed light: kind, curious; dark: reckless, vain",
+    ),
+    _verb(
         "fall",
         tags.named_parser("fall"),
         edits.resolve_fall,
@@ -268,6 +277,11 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
     # A Master short of Dark sides waits for the party's (party_writes_master_dark); one
     # with none keeps them off the forum (gm_blind_dark).
     due = 3 - len(c.dark_sides) if c.tier is Tier.MASTER and 0 < len(c.dark_sides) < 3 else 0
+    status = c.status.value
+    if c.sides_due and c.status is Status.ACTIVE:
+        status += ", sides to write anew"
+    elif due:
+        status += f", {due} Dark side{'s' if due > 1 else ''} for the party to write"
     return CharacterRow(
         c.name,
         record.get("owner"),
@@ -276,7 +290,7 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
         c.morale,
         c.light,
         f"{c.dark_active} ({c.dark_used} used)",
-        c.status.value + (f", {due} Dark sides for the party to write" if due else ""),
+        status,
         items or "-",
         ", ".join(c.allies) or "-",
     )
@@ -356,6 +370,11 @@ class Trikus(SeedsCharacters):
                 )
             )
         return rows
+
+    def private_fields(self, rules: Rulings) -> tuple[str, ...]:
+        """Sheet fields no view shows (``[[sheet]]``): Dark sides under ``gm_blind_dark``,
+        should a sheet written before the ruling still name them."""
+        return ("dark_sides",) if rules.gm_blind_dark else ()
 
     def template_helpers(self) -> Mapping[str, Any]:
         return {"change_kinds": ChangeKind}

@@ -52,6 +52,7 @@ NAMED_USAGE = {
 }
 SACRIFICE_USAGE = "[[sacrifice Kara, Zuzia]] (the players who fought the master)"
 RENEW_USAGE = "[[renew Kara Medpac]]"
+SIDES_USAGE = "[[sides Pawel light: brave, kind; dark: vain, rash]] (after an advancement)"
 DARKSIDE_USAGE = "[[darkside Michal cold]] (another player writes a side of the party's Master)"
 
 _QUOTED = re.compile(r'["“”]([^"“”]*)["“”]')
@@ -358,3 +359,32 @@ def _name_then(usage: str, what: str) -> Callable[[str, ParseContext], Renew]:
 
 parse_renew = _name_then(RENEW_USAGE, "item")
 parse_darkside = _name_then(DARKSIDE_USAGE, "Dark side")
+
+
+@dataclass(frozen=True)
+class Sides:
+    """``sides Pawel light: brave, kind; dark: vain, rash`` (``dark: hidden``: none named)."""
+
+    actor: str
+    light: tuple[str, ...]
+    dark: tuple[str, ...]
+
+
+_SIDE_LIST = re.compile(r"\b(light|dark)\s*:\s*([^;]*)", re.I)
+
+
+def parse_sides(rest: str, context: ParseContext) -> Sides:
+    """``<character> light: a, b; dark: c, d``."""
+    first = _SIDE_LIST.search(rest)
+    if first is None:
+        raise TagError("Name the character, then `light:` and `dark:` with the sides.", SIDES_USAGE)
+    actor = name_argument(rest[: first.start()], "character", SIDES_USAGE, context.limits)
+    lists: dict[str, tuple[str, ...]] = {"light": (), "dark": ()}
+    for kind, text in _SIDE_LIST.findall(rest[first.start() :]):
+        names = tuple(" ".join(p.split()) for p in text.split(",") if p.strip())
+        if kind.casefold() == "dark" and [n.casefold() for n in names] == ["hidden"]:
+            names = ()
+        for name in names:
+            name_argument(name, "side", SIDES_USAGE, context.limits)
+        lists[kind.casefold()] = names
+    return Sides(actor, lists["light"], lists["dark"])

@@ -54,6 +54,7 @@ def test_the_demo_shows_every_mechanic_of_the_issue(
         "(throw 1) rolled again. The duel waits for Zuzia's player",
         "the player's answer": "Negotiation: Pawel Dron asks to reroll Zuzia's 6; agreed",
         "a fight round overturned": "**The GM overturns round 1 of the fight** (a Boom",
+        "sides after an advancement": "Pawel's Light sides: honest, patient; Pawel's Dark sides",
         "undo": "is void**: taken back by the GM's undo. Its dice stay in the ledger; undone: Zu",
     }
     assert {name: True for name in shown} == {name: text in out for name, text in shown.items()}

@@ -184,3 +184,30 @@ def test_without_blind_dark_the_gm_picks_among_the_sides_he_sees(open_campaign) 
     """By default the GM spends Dark and picks the side: the verdict lists them."""
     spent = _ruled(open_campaign).post("[[dark Pawel]]")
     assert "a Dark side comes into play (the GM picks greedy)" in spent
+
+
+def test_after_an_advancement_the_player_writes_his_sides_anew(table: Table) -> None:
+    """[[advance]] asks for new sides; the player writes 2 and 2; a wrong count says the tier's."""
+    table.post("[[advance Pawel]]")
+    early = table.post("[[sides Zuzia light: a, b; dark: c, d]]", author="zuzia")
+    wrong = table.post("[[sides Pawel light: brave; dark: vain]]", author="pawel")
+    other = table.post("[[sides Pawel light: brave, kind; dark: vain, rash]]", author="zuzia")
+    table.post("[[sides Pawel light: brave, kind; dark: vain, rash]]", author="pawel")
+    sheet = table.state()["characters"]["pawel"]["sheet"]
+    assert "sides are written; a player writes them anew after an advancement" in early
+    assert "An advanced writes 2 Light side\\(s\\), not 1; 2 Dark side\\(s\\), not 1" in wrong
+    assert "only they or a GM may write the sides of" in other
+    assert (["brave", "kind"], ["vain", "rash"], False) == (
+        sheet["light_sides"],
+        sheet["dark_sides"],
+        sheet["sides_due"],
+    )
+
+
+def test_blind_dark_hides_sides_written_before_the_ruling(open_campaign) -> None:
+    """Sheets stored with Dark sides (the ruling switched on later): [[sheet]] shows none."""
+    blind = open_campaign(party_sheets(), system="trikus", rulings={"gm_blind_dark": True})
+    table = Table(Referee(blind))
+    assert "vain" in str(table.state()["characters"]["zuzia"]["sheet"]["dark_sides"])
+    shown = table.post("[[sheet Zuzia]]")
+    assert ("vain" in shown, "light sides: bold" in shown) == (False, True)

@@ -28,6 +28,8 @@ def test_a_players_negotiation_waits_for_the_other_players_answer(campaign: Camp
     waiting = tag(campaign, "declare Zuzia", [5, 3, 4, 9, 9], author="zuzia").result
     with pytest.raises(Forbidden, match="only they or a GM may answer this Negotiation"):
         tag(campaign, "answer yes", author="michal")
+    with pytest.raises(RuleViolation, match="waits for Zuzia's player"):
+        tag(campaign, "go")
     played = tag(campaign, "answer yes", [2], author="zuzia").result
     (reroll,) = [e for e in played.duel.events if hasattr(e, "proposer")]
     assert ("Michal", "Zuzia", 9) == (
@@ -138,3 +140,15 @@ def test_a_round_without_a_boom_is_not_overturned(campaign: Campaign) -> None:
     tag(campaign, "declare Ida", [4, 4, 9, 2], author="ida")
     with pytest.raises(RuleViolation, match="no Boom"):
         tag(campaign, "overturn")
+
+
+def test_a_refused_proposal_counts_toward_r22(campaign: Campaign) -> None:
+    """Z3 M8: Zuzia asks, Michal refuses; Z9; M10 takes control again, but Zuzia has made
+    her one Negotiation (R-22): no second proposal, and Michal wins."""
+    tag(campaign, "open duel Michal, Zuzia")
+    tag(campaign, "declare Michal", author="michal")
+    tag(campaign, "declare Zuzia negotiate=1", [3, 8], author="zuzia")
+    played = tag(campaign, "answer no", [9, 10], author="michal").result
+    rerolls = [e for e in played.duel.events if hasattr(e, "proposer")]
+    assert (None, 1) == (played.pending, len(rerolls))
+    assert {"Michal": Outcome.SUCCESS, "Zuzia": Outcome.FAILURE} == outcomes_of(played)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -46,3 +47,33 @@ def test_a_players_gm_verb_is_answered_with_the_reason(server: FakeReddit, live)
     harness.run_until_settled()
     (reply,) = [c["body"] for c in server.replies_to(post)]
     assert "Only a GM may resolve a test before every player has declared" in reply
+
+
+def test_a_negotiation_between_players_waits_across_a_restart(server: FakeReddit, live) -> None:
+    """A duel stopped on one player's Negotiation is answered by the other after a restart."""
+    harness = live(sheets=party_sheets(), system="trikus")
+    thread = server.submit(SUB, "gm", "Session 2", "[[open duel Zuzia, Pawel]]")
+    server.comment(thread, "zuzia", "[[declare Zuzia negotiate=1]]")
+    last = server.comment(thread, "pawel", "[[declare Pawel negotiate=1]]")
+    harness.run_until_settled()
+    (waiting,) = [c["body"] for c in server.replies_to(last)]
+    asked = re.search(r"The duel waits for (\w+)'s player", waiting)
+    assert asked is not None, waiting
+    harness.restart()
+    answer = server.comment(thread, asked.group(1).lower(), "[[answer no]]")
+    harness.run_until_settled()
+    (answered,) = [c["body"] for c in server.replies_to(answer)]
+    assert f"asks to reroll {asked.group(1)}'s" in answered and "refused" in answered
+
+
+def test_the_gms_undo_through_the_worker(server: FakeReddit, live) -> None:
+    """[[undo]] in a live thread puts a GM edit back and marks the undone reply void."""
+    harness = live(sheets=party_sheets(), system="trikus")
+    thread = server.submit(SUB, "gm", "Session 3", "[[morale Zuzia 4]]")
+    harness.run_until_settled()
+    harness.restart()
+    server.comment(thread, "gm", "Wrong one. [[undo]]")
+    harness.run_until_settled()
+    assert harness.campaign is not None
+    zuzia = harness.campaign.store.table("characters").get("zuzia")["sheet"]
+    assert 0 == zuzia["morale"]

@@ -1,10 +1,9 @@
 """Exact trikus odds: each player's chance of success under his declared policy (§3.8).
 
-The chance is computed by exact recursion over the die-by-die duel, memoised on the
-duel's state, driving the very functions :func:`~.duel.play` uses (prepare, rollers,
-throw, negotiation), so the odds are those of the code that resolves the test. No
-simulation: every face of every die is enumerated, and the chances are
-:class:`~fractions.Fraction`.
+No simulation: every face of every die is enumerated, the chances are
+:class:`~fractions.Fraction`, and each step drives the very functions
+:func:`~.duel.play` uses (prepare, throw, negotiation), so the odds are those of the
+code that resolves the test.
 
 The §3.8 table's corner (one die each: a tie voids both and goes to the GM, R-15):
 
@@ -12,11 +11,28 @@ The §3.8 table's corner (one die each: a tie voids both and goes to the GM, R-1
 >>> success_chances(1, (Entrant("P", (DieKind.LINE,)),))
 (Fraction(9, 20),)
 
-A team test's pairs share the GM's dice, so its odds need the joint state of every
-pair; that grows fast with players and dice. :func:`success_chances` takes a budget
-of work (``max_work``, throws examined) and raises :class:`OddsTooCostly` past it, so a verdict can
-say the odds were not computed instead of stalling the worker. One-on-one tests
-always fit (the §3.8 table takes a few hundred states).
+**How pairs interact.** Every rule of the duel acts on one player-GM pair alone
+(the first-throw void, control, escape, Light, both sides' Negotiations and R-22's
+count), given two things they share: the GM's die of the throw, and whether the GM
+rolls at all, which it does while it lacks control of *any* pair. So the test is a
+set of *lanes*, one per pair, that move independently once the GM's die is known;
+the exact odds walk the joint state forward, throw by throw, and shrink it:
+
+* a lane that ended leaves the state (its end is counted at once);
+* players with the same declaration are interchangeable: their lanes are kept sorted,
+  and each gets his share of the class's ends;
+* a side's value below the controller's is forgotten (values only rise), and the
+  controlling player's value is kept *lazily*: the faces that took control are kept as
+  one equally likely set, split only when a GM die is compared with it (the value is
+  used by nothing else), instead of one state per face;
+* GM faces with the same effect on every lane are taken together;
+* once the GM has no dice left, or a single lane is left, the lanes no longer
+  interact, and each finishes alone (memoised, one-on-one).
+
+The joint state still grows with players and dice, so :func:`success_chances` takes a
+budget of work (``max_work``, joint transitions examined) and raises
+:class:`OddsTooCostly` past it, so a verdict can say the odds were not computed instead
+of stalling the worker; ``bench/trikus_odds.py`` measures where that happens.
 
 Under ``negotiation_consent = "ask"`` the chance assumes the GM agrees to every
 proposal (``assume_consent``), since the verdict states it before the GM answers.
@@ -24,11 +40,13 @@ proposal (``assume_consent``), since the verdict states it before the GM answers
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable
+from collections import defaultdict
 from dataclasses import replace
 from fractions import Fraction
 from functools import cache
+from itertools import product
+from math import prod
+from typing import NamedTuple
 
 from referee.systems.trikus.duel import (
     SIDES,
@@ -39,20 +57,17 @@ from referee.systems.trikus.duel import (
     Side,
     gm_negotiation_due,
     gm_reroll,
-    land,
     negotiation_due,
     prepare,
     propose,
     reroll,
-    rollers,
-    start,
     throw,
     together_side,
 )
 from referee.systems.trikus.rulings import Consent, DeadTie, Rulings
 
 FACES = range(1, SIDES + 1)
-MAX_WORK = 30_000  # throws examined: a second or two on the reference machine
+MAX_WORK = 400_000  # joint transitions examined: about a second on the reference machine
 
 
 class OddsTooCostly(Exception):
@@ -79,14 +94,12 @@ def end_chances(
 ) -> dict[PairEnd, tuple[Fraction, ...]]:
     """P(each player's pair ends each way), exactly; a dead tie is reported as such."""
     rulings = rulings or Rulings()
-    solve, reach = _solver(entrants, rulings, assume_consent, max_work)
-    first = start(gm_dice, entrants)  # the start has nothing to forget
-    counts = solve(first)
-    scale = SIDES ** reach(first)
-    return {
-        end: tuple(Fraction(counts[i * len(_ENDS) + k], scale) for i in range(len(entrants)))
-        for k, end in enumerate(_ENDS)
-    }
+    classes: dict[Entrant, int] = {}
+    kinds = tuple(classes.setdefault(replace(e, name=""), len(classes)) for e in entrants)
+    lanes = _Lanes(tuple(classes), rulings, assume_consent)
+    counts = _walk(gm_dice, entrants, kinds, lanes, max_work)
+    size = [kinds.count(k) for k in range(len(classes))]
+    return {end: tuple(counts[k][end] / size[k] for k in kinds) for end in _ENDS}
 
 
 def failure_chances(
@@ -100,153 +113,301 @@ def failure_chances(
     return tuple(a + b for a, b in zip(ends[PairEnd.LOST], dead, strict=True))
 
 
-_EMPTY = PairState()
+# --- one pair's lane ------------------------------------------------------------------
+
+_CONTROLS = (None, Side.GM, Side.PLAYER)
+_NOBODY, _GM, _PLAYER = 0, 1, 2
 
 
-def _forget_loser(pair: PairState) -> PairState:
-    """A pair without the value of the side below the controller's: it can no longer matter.
+class Lane(NamedTuple):
+    """One live pair as the odds see it (plain ints, so sorting and hashing are fast).
 
-    Values only rise, so a side below the controller takes control only with a new die
-    at least the controller's value, whatever its old value was.
+    A controlling player's value is either ``player`` or, kept lazily, one of the
+    equally likely ``faces`` (then ``player`` and ``gm`` are 0).
     """
-    if pair.control is Side.GM and (pair.player or 0) < (pair.gm or 0):
-        return replace(pair, player=None)
-    if pair.control is Side.PLAYER and (pair.gm or 0) < (pair.player or 0):
-        return replace(pair, gm=None)
-    return pair
 
+    kind: int  # the player's class: players with the same declaration share it
+    control: int  # _NOBODY, _GM or _PLAYER
+    gm: int  # the GM's value in this pair, 0 for none or forgotten
+    player: int  # the player's value, 0 for none, forgotten or kept in faces
+    faces: tuple[int, ...]
+    hand: int
+    light: int
+    proposals: int
+    gm_proposals: int
 
-_ENDS = [end for end in PairEnd if end is not PairEnd.LIVE]
+    def values(self) -> tuple[int, ...]:
+        """The player's possible values, each equally likely."""
+        return self.faces or (self.player,)
 
-
-def _solver(
-    entrants: tuple[Entrant, ...], rulings: Rulings, assume_consent: bool, max_work: int
-) -> tuple[Callable[[DuelState], tuple[int, ...]], Callable[[DuelState], int]]:
-    """The memoised recursion, and ``reach``: the most dice a state can still draw.
-
-    ``solve(state)`` returns, per player and end, the number of equally likely
-    continuations out of ``10 ** reach(state)`` (integers: Fractions are far slower).
-    """
-    together = together_side(rulings)
-    per_test = rulings.negotiations_per_test
-    agreed = rulings.negotiation_consent is Consent.ALWAYS or (
-        rulings.negotiation_consent is Consent.ASK and assume_consent
-    )
-    proposing = rulings.negotiation_consent is not Consent.NEVER
-    work = [0]  # throws examined so far, against max_work
-
-    def negotiable(state: DuelState, i: int) -> bool:
-        return proposing and entrants[i].negotiate is not None and state.proposals[i] < per_test
-
-    def gm_negotiable(state: DuelState, i: int) -> bool:
-        return entrants[i].gm_negotiate is not None and state.gm_proposals[i] < per_test
-
-    def reach(state: DuelState) -> int:
-        rerolls = (
-            sum(per_test - state.proposals[i] for i in range(len(entrants)) if negotiable(state, i))
-            if agreed
-            else 0
+    def state(self, gm_left: int, player: int) -> DuelState:
+        """A one-pair duel state with this lane and the player's value ``player``."""
+        pair = PairState(self.gm or None, player or None, _CONTROLS[self.control])
+        return DuelState(
+            gm_left,
+            (self.hand,),
+            (self.light,),
+            (pair,),
+            (PairEnd.LIVE,),
+            (self.proposals,),
+            (self.gm_proposals,),
         )
-        gm_rerolls = sum(
-            per_test - state.gm_proposals[i]
-            for i in range(len(entrants))
-            if gm_negotiable(state, i)
-        )
-        return state.gm_left + sum(state.hands) + sum(state.lights) + rerolls + gm_rerolls
 
-    def negotiated(
-        before: DuelState, after: DuelState, gm_die: int | None, dice: dict[int, int], first: int
+
+# The lanes a throw can lead to, each with its chance as numerator and denominator.
+Step = tuple[tuple[Lane, int, int], ...]
+
+
+class _Lanes:
+    """What one lane does before and during a throw, memoised per lane and GM die."""
+
+    def __init__(
+        self, entrants: tuple[Entrant, ...], rulings: Rulings, assume_consent: bool
+    ) -> None:
+        self.entrants = entrants  # one per class
+        self.rulings = rulings
+        self.assume_consent = assume_consent
+        # Memoised per test: each has its own entrants and rulings.
+        self.prepared = cache(self._prepared)
+        self.step = cache(self._step)
+        self.alone = cache(self._alone)
+
+    def _lane(self, kind: int, state: DuelState) -> Lane:
+        """The lane of a one-pair state, with what cannot matter any more forgotten.
+
+        Values only rise, so a side below the controller's value takes control only
+        with a new die at least that value, whatever its old value was. An old value
+        *equal* to the controller's matters only to a Negotiation (the die must beat
+        it to "take" control), so it is kept only while that side may still propose.
+        """
+        entrant, rulings = self.entrants[kind], self.rulings
+        per_test = rulings.negotiations_per_test
+        pair = state.pairs[0]
+        control = _CONTROLS.index(pair.control)
+        gm, player = pair.gm or 0, pair.player or 0
+        if control == _GM:
+            gm_may_propose = entrant.gm_negotiate is not None and state.gm_proposals[0] < per_test
+            if player < gm or (player == gm and not gm_may_propose):
+                player = 0
+        if control == _PLAYER:
+            may_propose = (
+                rulings.negotiation_consent is not Consent.NEVER
+                and entrant.negotiate is not None
+                and state.proposals[0] < per_test
+            )
+            if gm < player or (gm == player and not may_propose):
+                gm = 0
+        return Lane(
+            kind,
+            control,
+            gm,
+            player,
+            (),
+            state.hands[0],
+            state.lights[0],
+            state.proposals[0],
+            state.gm_proposals[0],
+        )
+
+    def _prepared(self, lane: Lane, gm_can: bool) -> Lane | PairEnd:
+        """The lane after :func:`~.duel.prepare` (escape, Light), or how it ended."""
+        entrant = self.entrants[lane.kind]
+        # Prepare never reads the controlling player's value: any face will do.
+        state, _ = prepare(lane.state(int(gm_can), lane.values()[0]), (entrant,))
+        if state.ends[0] is not PairEnd.LIVE:
+            return state.ends[0]
+        return lane._replace(hand=state.hands[0], light=state.lights[0])
+
+    def _step(self, lane: Lane, gm_die: int | None) -> Step:
+        """Where a throw with ``gm_die`` (None: the GM does not roll) takes the lane."""
+        entrant = self.entrants[lane.kind]
+        together = together_side(self.rulings)
+        rolls = lane.control != _PLAYER and lane.hand > 0
+        values = lane.values()
+        share = Fraction(1, len(values) * (SIDES if rolls else 1))
+        found: dict[Lane, Fraction] = defaultdict(Fraction)
+        for value in values:
+            before = lane.state(1, value)
+            for die in FACES if rolls else (None,):
+                dice = {} if die is None else {0: die}
+                after, _ = throw(before, gm_die, dice, together)
+                for drawn, final in self._negotiated(entrant, before, after, gm_die, die):
+                    found[self._lane(lane.kind, final)] += share / SIDES**drawn
+        return _lazy(found)
+
+    def _negotiated(
+        self,
+        entrant: Entrant,
+        before: DuelState,
+        after: DuelState,
+        gm_die: int | None,
+        die: int | None,
     ) -> list[tuple[int, DuelState]]:
-        """(rerolls drawn, state) after the proposals this throw triggers, from ``first`` on."""
-        for i in range(first, len(entrants)):
-            if proposing and negotiation_due(before, after, gm_die, i, entrants[i], rulings):
-                after = propose(after, i)
-                if not agreed:
-                    continue
+        """(rerolls drawn, state) after the player's proposal, then the GM's, this throw."""
+        consent = self.rulings.negotiation_consent
+        if consent is not Consent.NEVER and negotiation_due(
+            before, after, gm_die, 0, entrant, self.rulings
+        ):
+            after = propose(after, 0)
+            if consent is Consent.ALWAYS or self.assume_consent:
+                together = together_side(self.rulings)
                 return [
                     (drawn + 1, state)
                     for face in FACES
-                    for drawn, state in negotiated(
-                        before,
-                        reroll(before, after, i, dice.get(i), face, together),
-                        gm_die,
-                        dice,
-                        i + 1,
+                    for drawn, state in self._gm_negotiated(
+                        entrant, before, reroll(before, after, 0, die, face, together), gm_die, die
                     )
                 ]
-        return gm_negotiated(before, after, gm_die, dice, 0)
+        return self._gm_negotiated(entrant, before, after, gm_die, die)
 
-    def gm_negotiated(
-        before: DuelState, after: DuelState, gm_die: int | None, dice: dict[int, int], first: int
+    def _gm_negotiated(
+        self,
+        entrant: Entrant,
+        before: DuelState,
+        after: DuelState,
+        gm_die: int | None,
+        die: int | None,
     ) -> list[tuple[int, DuelState]]:
-        """(rerolls drawn, state) after the GM's proposals this throw, from ``first`` on."""
-        for i in range(first, len(entrants)):
-            if gm_negotiation_due(before, after, dice.get(i), i, entrants[i], rulings):
-                return [
-                    (drawn + 1, state)
-                    for face in FACES
-                    for drawn, state in gm_negotiated(
-                        before,
-                        gm_reroll(before, after, i, gm_die, face, together),
-                        gm_die,
-                        dice,
-                        i + 1,
-                    )
-                ]
+        if gm_negotiation_due(before, after, die, 0, entrant, self.rulings):
+            together = together_side(self.rulings)
+            return [(1, gm_reroll(before, after, 0, gm_die, face, together)) for face in FACES]
         return [(0, after)]
 
-    def canonical(state: DuelState) -> DuelState:
-        """The state with what cannot matter any more forgotten, so the memo hits more."""
-        pairs, hands, lights = list(state.pairs), list(state.hands), list(state.lights)
-        for i, pair in enumerate(state.pairs):
-            if state.ends[i] is not PairEnd.LIVE:
-                pairs[i], hands[i], lights[i] = _EMPTY, 0, 0
-            elif not negotiable(state, i):
-                pairs[i] = _forget_loser(pair)
-        return replace(state, pairs=tuple(pairs), hands=tuple(hands), lights=tuple(lights))
+    def _alone(self, lane: Lane, gm_left: int) -> dict[PairEnd, Fraction]:
+        """How the lane ends when nothing else can change the GM's rolls (one-on-one).
 
-    def groups(state: DuelState, gm_die: int | None, i: int) -> list[tuple[int, int]]:
-        """(how many faces, one such face) for player i's die, grouped by their effect."""
-        if negotiable(state, i) or gm_negotiable(state, i):
-            return [(1, face) for face in FACES]
-        found: dict[PairState, list[int]] = {}
-        for face in FACES:
-            key = _forget_loser(land(state.pairs[i], gm_die, face, together))
-            found.setdefault(key, []).append(face)
-        return [(len(faces), faces[0]) for faces in found.values()]
-
-    @cache
-    def solve(state: DuelState) -> tuple[int, ...]:
-        here = reach(state)
-        state, _ = prepare(state, entrants)
-        if state.over:
-            scale = SIDES**here
-            return tuple(
-                scale * (state.ends[i] is end) for i in range(len(entrants)) for end in _ENDS
-            )
-        gm_rolls, players = rollers(state)
-        total = [0] * (len(entrants) * len(_ENDS))
-        gm_faces: list[int | None] = list(FACES) if gm_rolls else [None]
-        thrown = len(players) + (1 if gm_rolls else 0)
-        for gm_die in gm_faces:
-            options = [groups(state, gm_die, i) for i in players]
-            for choice in itertools.product(*options):
-                work[0] += 1
-                if work[0] > max_work:
-                    raise OddsTooCostly(f"more than {max_work} throws to examine")
-                count = 1
-                for n, _ in choice:
-                    count *= n
-                dice = {i: face for i, (_, face) in zip(players, choice, strict=True)}
-                after, _ = throw(state, gm_die, dice, together)
-                for drawn, next_state in negotiated(state, after, gm_die, dice, 0):
-                    child = canonical(next_state)
-                    factor = count * SIDES ** (here - reach(child) - thrown - drawn)
-                    for k, chance in enumerate(solve(child)):
-                        total[k] += factor * chance
-        return tuple(total)
-
-    return solve, reach
+        ``lane`` is taken before :func:`~.duel.prepare`, which is not idempotent: a Light
+        token turned into a die would let the escape trigger look again.
+        """
+        ready = self.prepared(lane, gm_left > 0)
+        if isinstance(ready, PairEnd):
+            return {ready: Fraction(1)}
+        ends: dict[PairEnd, Fraction] = defaultdict(Fraction)
+        gm_rolls = gm_left > 0 and ready.control != _GM
+        for gm_die in FACES if gm_rolls else (None,):
+            share = Fraction(1, SIDES) if gm_rolls else Fraction(1)
+            for after, numerator, denominator in self.step(ready, gm_die):
+                chance = share * numerator / denominator
+                for end, p in self.alone(after, gm_left - gm_rolls).items():
+                    ends[end] += chance * p
+        return ends
 
 
-__all__ = ["OddsTooCostly", "end_chances", "failure_chances", "success_chances"]
+def _lazy(found: dict[Lane, Fraction]) -> Step:
+    """Lanes whose controlling player's value differs only, at equal chances, merged.
+
+    Until a GM die is compared with it, the value changes nothing: the faces are kept as
+    one set, each equally likely, and split when a die lands.
+    """
+    merged: dict[tuple[Lane, Fraction], list[int]] = defaultdict(list)
+    step: list[tuple[Lane, Fraction]] = []
+    for lane, chance in found.items():
+        if lane.control == _PLAYER and not lane.gm and not lane.faces:
+            merged[lane._replace(player=0), chance].append(lane.player)
+        else:
+            step.append((lane, chance))
+    for (lane, chance), faces in merged.items():
+        step.append((lane._replace(faces=tuple(sorted(faces))), chance * len(faces)))
+    return tuple((lane, chance.numerator, chance.denominator) for lane, chance in step)
+
+
+# --- the joint walk -------------------------------------------------------------------
+
+Joint = tuple[int, tuple[Lane, ...]]  # the GM's dice left, and the live lanes, sorted
+
+
+def _walk(
+    gm_dice: int,
+    entrants: tuple[Entrant, ...],
+    kinds: tuple[int, ...],
+    lanes: _Lanes,
+    max_work: int,
+) -> list[dict[PairEnd, Fraction]]:
+    """Each class's summed chance of each end, walking the joint state throw by throw.
+
+    Masses are integers: chances scaled by ``10 ** most``, the most dice a test can
+    draw, so every chance of an event over the dice is a whole number of them.
+    """
+    per_test = lanes.rulings.negotiations_per_test
+    rerolls = sum(
+        per_test * ((e.negotiate is not None) + (e.gm_negotiate is not None)) for e in entrants
+    )
+    most = gm_dice + sum(len(e.hand) + e.light for e in entrants) + rerolls
+    scale = SIDES**most
+    ends: list[defaultdict[PairEnd, int]] = [defaultdict(int) for _ in lanes.entrants]
+    first = tuple(
+        sorted(
+            Lane(k, _NOBODY, 0, 0, (), len(e.hand), e.light, 0, 0)
+            for e, k in zip(entrants, kinds, strict=True)
+        )
+    )
+    # A throw always draws a die from the GM or a hand (Light tokens turn into hands),
+    # so states are taken by dice left, most first: each is complete when taken.
+    levels: dict[int, dict[Joint, int]] = defaultdict(dict)
+    levels[_left(gm_dice, first)][gm_dice, first] = scale
+    work = 0
+    for level in range(_left(gm_dice, first), -1, -1):
+        for (gm_left, joint), mass in levels.pop(level, {}).items():
+            live: list[Lane] = []
+            for lane in joint:
+                ready = lanes.prepared(lane, gm_left > 0)
+                if isinstance(ready, PairEnd):
+                    ends[lane.kind][ready] += mass
+                else:
+                    live.append(ready)
+            if gm_left == 0 or len(live) == 1:
+                for lane in joint:  # nothing couples the lanes any more
+                    for end, chance in lanes.alone(lane, gm_left).items():
+                        if not isinstance(lanes.prepared(lane, gm_left > 0), PairEnd):
+                            ends[lane.kind][end] += _times(mass, chance)
+                continue
+            if not live:
+                continue
+            work += _throw(gm_left, live, mass, lanes, levels)
+            if work > max_work:
+                raise OddsTooCostly(f"more than {max_work} joint transitions to examine")
+    return [{end: Fraction(e[end], scale) for end in _ENDS} for e in ends]
+
+
+_ENDS = tuple(end for end in PairEnd if end is not PairEnd.LIVE)
+
+
+def _left(gm_left: int, joint: tuple[Lane, ...]) -> int:
+    return gm_left + sum(lane.hand + lane.light for lane in joint)
+
+
+def _times(mass: int, chance: Fraction) -> int:
+    """``mass * chance``: exact, since both count outcomes of d10s (asserted)."""
+    whole, rest = divmod(mass * chance.numerator, chance.denominator)
+    assert not rest, "a chance finer than the dice"
+    return whole
+
+
+def _throw(
+    gm_left: int,
+    live: list[Lane],
+    mass: int,
+    lanes: _Lanes,
+    levels: dict[int, dict[Joint, int]],
+) -> int:
+    """Spread ``mass`` over the joint states after one throw; returns the work done."""
+    gm_rolls = any(lane.control != _GM for lane in live)  # gm_left > 0 here
+    effects: dict[tuple[Step, ...], int] = defaultdict(int)  # GM faces by their effect
+    for gm_die in FACES if gm_rolls else (None,):
+        effects[tuple(lanes.step(lane, gm_die) for lane in live)] += 1
+    left = gm_left - gm_rolls
+    work = 0
+    for steps, faces in effects.items():
+        base = mass * faces // SIDES if gm_rolls else mass
+        for combo in product(*steps):
+            m = base
+            for _, numerator, denominator in combo:
+                m = m * numerator // denominator  # exact: see _walk
+            joint = tuple(sorted([lane for lane, _, _ in combo]))
+            bucket = levels[_left(left, joint)]
+            bucket[left, joint] = bucket.get((left, joint), 0) + m
+        work += len(steps) and prod(len(step) for step in steps)
+    return work
+
+
+__all__ = ["MAX_WORK", "OddsTooCostly", "end_chances", "failure_chances", "success_chances"]

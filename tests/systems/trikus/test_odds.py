@@ -1,4 +1,4 @@
-"""Exact trikus odds: the §3.8 table, and 100,000 seeded duels against the exact chances."""
+"""Exact trikus odds: the §3.8 table, the first recursion's chances, seeded duels against them."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 from referee.dice import SeededDice
 from referee.systems.trikus.duel import DieKind, Entrant, PairEnd, play
 from referee.systems.trikus.odds import OddsTooCostly, end_chances, success_chances
-from referee.systems.trikus.rulings import Consent, DeadTie, Rulings
+from referee.systems.trikus.rulings import Consent, DeadTie, Rulings, TogetherTie
 from referee.testing.odds import chi_square_p
+
+from .joint_recursion import reference_end_chances
 
 DUELS = 100_000
 P_FLOOR = 1e-4
@@ -114,3 +116,48 @@ def test_every_duel_ends_exactly_one_way(
     )
     ends = end_chances(gm, (player,), Rulings(negotiation_consent=consent))
     assert 1 == sum(chances[0] for chances in ends.values())
+
+
+ALWAYS = Rulings(negotiation_consent=Consent.ALWAYS)
+SMALL = [  # (GM dice, players, rulings): cases the first recursion solves in well under a second
+    (1, (line("P", 2, escape=(1, 4)), line("Z", 1, light=1)), Rulings()),
+    (2, (line("P", 1), line("Z", 2)), Rulings(together_tie=TogetherTie.GM)),
+    (2, (line("P", 1, light=1, escape=(2, 5)), line("Z", 1, light=1)), Rulings()),
+    (2, (line("P", 1), line("Z", 1), line("M", 1)), Rulings(dead_tie=DeadTie.NONE)),
+    (2, (line("P", 1, escape=(1, 6)), line("Z", 1, escape=(1, 6)), line("M", 1)), Rulings()),
+    (1, (line("P", 2, negotiate=6), line("Z", 1, gm_negotiate=5)), ALWAYS),
+    (1, (line("P", 1, negotiate=7), line("Z", 1, negotiate=3)), ALWAYS),
+    (1, (line("P", 1, gm_negotiate=4), line("Z", 2, light=1)), Rulings(negotiations_per_test=2)),
+    (1, (line("P", 2, negotiate=5), line("Z", 1)), Rulings()),  # "ask": consent assumed
+    (2, (line("P", 1, negotiate=8, escape=(1, 9)), line("Z", 1)), ALWAYS),
+    (2, (line("P", 2, light=1, negotiate=9, gm_negotiate=8, escape=(2, 7)),), ALWAYS),
+    (3, (line("P", 3, gm_negotiate=6, light=1),), Rulings(negotiations_per_test=2)),
+    (2, (line("P", 0, light=2), line("Z", 2, light=1)), Rulings()),
+]
+
+
+@pytest.mark.parametrize(("gm", "players", "rulings"), SMALL)
+def test_the_lanes_give_the_first_recursions_chances(gm: int, players, rulings: Rulings) -> None:
+    """Lanes, lazy values, classes and lone lanes change nothing: every end, to the fraction."""
+    assert reference_end_chances(gm, players, rulings) == end_chances(gm, players, rulings)
+
+
+def test_a_refused_negotiation_is_odds_without_the_reroll() -> None:
+    """Without assumed consent a proposal still counts toward R-22 but rerolls nothing."""
+    players = (line("P", 2, negotiate=4), line("Z", 1))
+    expected = reference_end_chances(2, players, Rulings(), assume_consent=False)
+    assert expected == end_chances(2, players, Rulings(), assume_consent=False)
+
+
+def test_players_with_the_same_declaration_share_their_class_fairly() -> None:
+    """Interchangeable players get equal chances, and each player's ends sum to one."""
+    ends = end_chances(3, (line("P", 2), line("Z", 2), line("M", 1)))
+    won = ends[PairEnd.WON]
+    totals = [sum(chances[i] for chances in ends.values()) for i in range(3)]
+    assert (won[0], [1, 1, 1]) == (won[1], totals)
+
+
+def test_a_realistic_team_test_fits_the_budget() -> None:
+    """GM 5 against three Masters (3 dice each), far past the first recursion, is exact."""
+    won = success_chances(5, tuple(line(n, 3) for n in "PZM"))
+    assert (1, True) == (len(set(won)), 0 < won[0] < 1)

@@ -49,6 +49,20 @@ class Draw(NamedTuple):
 
 # Draw(sides, value) without the named tuple's Python-level __new__: a die per call.
 _new_draw = tuple.__new__
+# Every Draw of a die of N faces, by face (0 unused), for the dice players roll most: a
+# Draw is immutable, so a term of ten dice takes ten from a table instead of making them.
+_DRAWS: dict[int, tuple[Draw, ...]] = {}
+
+
+def _draws_of(sides: int) -> tuple[Draw, ...]:
+    """The table of a die of ``sides`` faces, kept for a d1000 at most and 64 kinds of die;
+    empty for a larger die (its Draws are made one by one)."""
+    if sides > 1000:
+        return ()
+    table = tuple(_new_draw(Draw, (sides, face)) for face in range(sides + 1))
+    if len(_DRAWS) < 64:
+        _DRAWS[sides] = table
+    return table
 
 
 def _check_sides(sides: int) -> None:
@@ -231,12 +245,17 @@ class HmacDice:
             if used == 4:
                 self._next_block()
                 words, used = self._words, 0
-            word = words[used]
-            used += 1
-            if word < limit:
-                faces.append(word % sides + 1)
+            # The words still needed, in order; a word past the limit is skipped and the
+            # next round takes another, exactly as roll() would one by one.
+            taken = words[used : used + count - len(faces)]
+            used += len(taken)
+            faces += [word % sides + 1 for word in taken if word < limit]
         self._used = used
-        self.draws += [_new_draw(Draw, (sides, face)) for face in faces]
+        table = _DRAWS.get(sides) or _draws_of(sides)
+        if table:
+            self.draws += [table[face] for face in faces]
+        else:
+            self.draws += [_new_draw(Draw, (sides, face)) for face in faces]
         return faces
 
 

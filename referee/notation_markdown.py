@@ -55,7 +55,9 @@ def _die(die: RolledDie) -> str:
         return text if die.kept else f"~~{text}~~"
     if die.forced_from is not None:
         text = f"{die.forced_from}→{text}"
-    if die.rerolled:
+    if len(die.rerolled) == 1:  # rerolled once, as ro and most rr leave a die
+        text = f"~~{die.rerolled[0]}~~→{text}"
+    elif die.rerolled:
         faces = [f"~~{face}~~" for face in die.rerolled]
         if len(faces) > REROLLS_SHOWN:
             faces[REROLLS_SHOWN - 1 : -1] = [f"… {len(faces) - REROLLS_SHOWN} more"]
@@ -149,6 +151,11 @@ class _Writer:
 
     def dice(self, rolled: RolledDice) -> str:
         head, notes = self.fixed[id(rolled.node)]
+        faces = rolled.untouched
+        if faces is not None and len(faces) <= DICE_SHOWN and len(faces) <= self.left:
+            self.left -= len(faces)
+            text = f"{head}{', '.join(map(str, faces))}){notes}"  # no die struck or marked
+            return text if rolled.kept else f"~~{text}~~"
         dice = rolled.dice
         if len(dice) <= DICE_SHOWN and len(dice) <= self.left:
             self.left -= len(dice)

@@ -36,6 +36,7 @@ from referee.notation_tree import (
     Node,
     Number,
     Operation,
+    Selector,
     Unary,
 )
 
@@ -92,27 +93,53 @@ class RolledLiteral:
 
 
 class RolledDice:
-    __slots__ = ("counting", "dice", "kept", "node")
+    """A dice term as rolled: its faces, and its dice once anything asks for them.
 
-    def __init__(self, node: Dice, dice: list[RolledDie]) -> None:
+    The dice (:class:`RolledDie`, which operations drop, reroll and mark) are made from
+    the faces the first time ``dice`` is read: by the term's operations, a set's
+    selection or a verdict listing them. A term nothing touches, the usual ``2d6``,
+    stays its list of faces.
+    """
+
+    __slots__ = ("_dice", "counting", "faces", "kept", "node")
+
+    def __init__(self, node: Dice, faces: list[int]) -> None:
         self.node = node
-        self.dice = dice
+        self.faces = faces  # as drawn, in order; ``dice`` is the truth once made
+        self._dice: list[RolledDie] | None = None
         self.kept = True
         self.counting = False  # t/f: the number is successes minus failures
 
     @property
+    def dice(self) -> list[RolledDie]:
+        dice = self._dice
+        if dice is None:
+            sides = self.node.sides
+            dice = self._dice = [RolledDie(sides, face) for face in self.faces]
+        return dice
+
+    @property
+    def untouched(self) -> list[int] | None:
+        """The faces, while no die was asked for (every one kept, none marked); else None."""
+        return self.faces if self._dice is None else None
+
+    @property
     def number(self) -> int:
+        if self._dice is None:
+            return sum(self.faces)
         if self.counting:
-            return sum([die.success for die in self.dice if die.kept])
-        return sum([die.value for die in self.dice if die.kept])
+            return sum([die.success for die in self._dice if die.kept])
+        return sum([die.value for die in self._dice if die.kept])
 
     @property
     def total(self) -> int:
         if not self.kept:
             return 0
+        if self._dice is None:
+            return sum(self.faces)
         if self.counting:
-            return sum([die.success for die in self.dice if die.kept])
-        return sum([die.value for die in self.dice if die.kept])
+            return sum([die.success for die in self._dice if die.kept])
+        return sum([die.value for die in self._dice if die.kept])
 
 
 class RolledGroup:
@@ -244,11 +271,15 @@ class _Roll:
             self.refuse()
         return self.roll(sides)
 
-    def count(self, dice: int) -> None:
-        """Count ``dice`` about to be drawn at once (a term's own dice, before its operations)."""
-        self.drawn += dice
+    def draw_many(self, sides: int, count: int) -> list[int]:
+        """``count`` dice of ``sides`` faces at once (a term's dice, its rerolls), in order."""
+        self.drawn += count
         if self.drawn > self.most:
             self.refuse()
+        if self.many is not None:
+            return self.many(sides, count)
+        face = self.roll
+        return [face(sides) for _ in range(count)]
 
     def refuse(self) -> None:
         raise RuleViolation(
@@ -267,15 +298,13 @@ def select(operation: Operation, items: list[Any], first_only: bool = False) -> 
     stable sort. With ``first_only`` each selector picks at most one item (``ra``).
     """
     kept = [item for item in items if item.kept]
+    selectors = operation.selectors
+    if len(selectors) == 1 and not first_only:  # the usual operation: kh3, ro<3
+        return _pick(selectors[0], kept)
     chosen: list[Any] = []
     seen: set[int] = set()  # ids of chosen items: a die may be picked by two selectors
-    for selector in operation.selectors:
-        if selector.cat == "h":
-            picked = sorted(kept, key=_total, reverse=True)[: selector.n]
-        elif selector.cat == "l":
-            picked = sorted(kept, key=_total)[: selector.n]
-        else:
-            picked = [item for item in kept if selector.matches(item.total)]
+    for selector in selectors:
+        picked = _pick(selector, kept)
         if first_only:
             picked = picked[: max(0, 1 - len(chosen))]
         for item in picked:
@@ -285,8 +314,25 @@ def select(operation: Operation, items: list[Any], first_only: bool = False) -> 
     return chosen
 
 
-def _total(item: Any) -> Number:
-    return item.total
+def _pick(selector: Selector, kept: list[Any]) -> list[Any]:
+    """The items one selector picks among ``kept``, in their order (h/l: highest first)."""
+    cat, n = selector.cat, selector.n
+    if cat == "h":
+        return sorted(kept, key=_total, reverse=True)[:n]
+    if cat == "l":
+        return sorted(kept, key=_total)[:n]
+    compare = _COMPARE[cat]  # Selector.matches, without a Python call a die
+    return [item for item in kept if compare(item.total, n)]
+
+
+_total = operator.attrgetter("total")
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "": operator.eq,
+    "<": operator.lt,
+    ">": operator.gt,
+    "<=": operator.le,
+    ">=": operator.ge,
+}
 
 
 # ---------------------------------------------------------------------------- operations
@@ -304,23 +350,29 @@ def _drop(operation: Operation, items: list[Any], roll: _Roll, sides: int) -> No
         item.kept = False
 
 
-def _reroll(die: RolledDie, roll: _Roll) -> None:
-    die.marked = True
-    die.rerolled.append(die.value)
-    die.value = roll.draw(die.sides)
+def _reroll(chosen: list[RolledDie], roll: _Roll, sides: int) -> None:
+    """Reroll each chosen die once, in order (a term's dice, ``sides`` known, in one draw)."""
+    if not chosen:
+        return
+    if sides:
+        faces = roll.draw_many(sides, len(chosen))
+    else:  # a set's elements: each die its own
+        faces = [roll.draw(die.sides) for die in chosen]
+    for die, face in zip(chosen, faces, strict=True):
+        die.marked = True
+        die.rerolled.append(die.value)
+        die.value = face
 
 
 def _reroll_all(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: int) -> None:
     chosen = select(operation, dice)
     while chosen:
-        for die in chosen:
-            _reroll(die, roll)
+        _reroll(chosen, roll, sides)
         chosen = select(operation, dice)
 
 
 def _reroll_once(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: int) -> None:
-    for die in select(operation, dice):
-        _reroll(die, roll)
+    _reroll(select(operation, dice), roll, sides)
 
 
 def _explode(operation: Operation, dice: list[RolledDie], roll: _Roll, sides: int) -> None:
@@ -392,16 +444,9 @@ def _roll_literal(node: Literal, roll: _Roll) -> RolledLiteral:
 
 def _roll_dice(node: Dice, roll: _Roll) -> RolledDice:
     sides, count = node.sides, node.count
-    roll.count(count)
-    if count == 1:  # a lone die (1d20): one call either way
-        rolled = RolledDice(node, [RolledDie(sides, roll.roll(sides))])
-    else:
-        if roll.many is not None:
-            faces = roll.many(sides, count)
-        else:
-            face = roll.roll
-            faces = [face(sides) for _ in range(count)]
-        rolled = RolledDice(node, [RolledDie(sides, value) for value in faces])
+    # A lone die (1d20) is one call either way.
+    faces = [roll.draw(sides)] if count == 1 else roll.draw_many(sides, count)
+    rolled = RolledDice(node, faces)
     for operation in node.operations:
         OPERATIONS[operation.op](operation, rolled.dice, roll, sides)
         if operation.op == "t":

@@ -51,6 +51,40 @@ class Verdict:
     tracker: Any = None  # what an initiative roll did to the thread's tracker (a turn note)
     internal_error: str = ""  # a bug's description (referee.failures.describe), for the GM
 
+    # Every tag makes a verdict. A frozen dataclass's generated __init__ sets each field
+    # through object.__setattr__, 1.0 µs for these twelve; filling the instance dict in
+    # one update gives the same frozen value in half the time. It takes the fields
+    # above, in order, with their defaults (tests/test_verdicts.py holds it to them).
+    def __init__(
+        self,
+        tag: Tag,
+        roll_id: str,
+        kind: str,
+        result: Any = None,
+        chance: Fraction | None = None,
+        changes: tuple[Change, ...] = (),
+        draws: tuple[Draw, ...] = (),
+        problem: str = "",
+        usage: str = "",
+        writes: tuple[tuple[str, str, Any, Any], ...] = (),
+        tracker: Any = None,
+        internal_error: str = "",
+    ) -> None:
+        self.__dict__.update(
+            tag=tag,
+            roll_id=roll_id,
+            kind=kind,
+            result=result,
+            chance=chance,
+            changes=changes,
+            draws=draws,
+            problem=problem,
+            usage=usage,
+            writes=writes,
+            tracker=tracker,
+            internal_error=internal_error,
+        )
+
     @property
     def failed(self) -> bool:
         return self.kind == "problem"

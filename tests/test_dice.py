@@ -104,3 +104,18 @@ def test_seeded_dice_roll_what_randint_gives_for_the_seed():
     expected = [reference.randint(1, n) for n in sides]
     dice = SeededDice(42)
     assert expected == [dice.roll(n) for n in sides]
+
+
+@pytest.mark.parametrize("sides", [2, 6, 20, 1000, (1 << 63) + 1])
+def test_dice_drawn_many_at_once_are_the_dice_drawn_one_by_one(sides):
+    """roll_many gives roll's faces and draws in order, words past the limit skipped alike."""
+    # A die of 2**63 + 1 faces rejects about half the words: the skipping is exercised.
+    for index in range(40):
+        at_once, one_by_one = HmacDice(b"k", "t1_m", index), HmacDice(b"k", "t1_m", index)
+        before = [at_once.roll(6) for _ in range(index % 5)]
+        assert before == [one_by_one.roll(6) for _ in range(index % 5)]
+        faces = at_once.roll_many(sides, index % 13)
+        assert [one_by_one.roll(sides) for _ in range(index % 13)] == faces
+        assert (one_by_one.draws, one_by_one.roll(7)) == (at_once.draws, at_once.roll(7))
+    seeded, again = SeededDice(3), SeededDice(3)
+    assert [again.roll(sides) for _ in range(9)] == seeded.roll_many(sides, 9)

@@ -23,7 +23,7 @@ from .dice import commitment
 from .errors import ConfigError, UserError
 from .names import name_key
 from .store import Store
-from .system import CampaignFiles, System
+from .system import CampaignFiles, SheetFormat, System
 from .systems import installed_systems, load_system
 
 if sys.version_info >= (3, 11):
@@ -413,6 +413,34 @@ def seed_table(
     if problems:
         raise ConfigError(f"{path} has sheets the rules refuse:\n- " + "\n- ".join(problems))
     store.flush()
+
+
+CHARACTERS_FILE = "characters.toml"  # the sheets a campaign's data folder ships
+
+
+class SeedsCharacters:
+    """Mixin for a :class:`~referee.system.System` whose shipped sheets are its characters.
+
+    Gives :meth:`~referee.system.System.seed_store`: an empty store takes the
+    ``[[character]]`` sheets of the data folder's ``characters.toml``, each read and
+    checked by the system's own sheet (``from_record``, ``validate``), every refusal
+    reported at once (:func:`seed_table`). A system that ships more (stepped's vehicles)
+    or checks differently writes its own.
+    """
+
+    sheet: SheetFormat
+
+    def seed_store(self, campaign: CampaignFiles, rules: Any, store: Store) -> None:
+        """A new store starts from the sheets in the data folder's characters.toml."""
+        seed_table(
+            store,
+            campaign.data_dir / CHARACTERS_FILE,
+            "character",
+            "characters",
+            self.sheet.from_record,
+            self.sheet.to_record,
+            lambda character, record: self.sheet.validate(character, rules),
+        )
 
 
 class Campaign:

@@ -48,7 +48,9 @@ What a system provides (each member of :class:`System` says what it is for):
 * **its hooks**: ``end_encounter`` (called by the core's ``[[end encounter]]``),
   ``roster_view`` (what the wiki roster shows, campaign state such as scenes and
   timers included), ``character_rows`` (``referee characters``), ``seed_store`` (the
-  campaign's shipped sheets, read into an empty store);
+  campaign's shipped sheets, read into an empty store). The usual ones are written once:
+  the mixin :class:`referee.campaign.SeedsCharacters` seeds from ``characters.toml``, and
+  :func:`approved_rows` splits a roster's approved characters into players' and the GM's;
 * **its exact odds** (:class:`OddsCase`): every kind of roll it makes, with the
   exact distribution and a sampler, so the conformance kit
   (:func:`referee.testing.conformance.check_system`) can check them against
@@ -68,7 +70,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:  # the core's context and store: only types here, no import cycle
     from .dice import DiceSource
@@ -310,3 +312,26 @@ def verb_table(verbs: Iterable[Verb]) -> dict[str, Verb]:
                 raise ValueError(f"the verb word {word!r} is taken twice")
             table[word.casefold()] = verb
     return table
+
+
+Row = TypeVar("Row")
+
+
+def approved_rows(
+    records: Iterable[Mapping[str, Any]], row: Callable[[Mapping[str, Any]], Row]
+) -> tuple[tuple[Row, ...], tuple[Row, ...]]:
+    """A roster's rows of the approved characters: the players' and the GM's (kind npc).
+
+    For :meth:`System.roster_view`; ``row`` turns a stored character into the system's row.
+
+    >>> stored = [{"approved": True, "sheet": {"name": "Kara"}},
+    ...           {"approved": True, "sheet": {"name": "Guard", "kind": "npc"}},
+    ...           {"approved": False, "sheet": {"name": "Orla"}}]
+    >>> approved_rows(stored, lambda record: record["sheet"]["name"])
+    (('Kara',), ('Guard',))
+    """
+    rows = [(record, row(record)) for record in records if record.get("approved")]
+    return (
+        tuple(found for record, found in rows if record["sheet"].get("kind", "pc") == "pc"),
+        tuple(found for record, found in rows if record["sheet"].get("kind", "pc") != "pc"),
+    )

@@ -1,20 +1,57 @@
-"""Checks every system's demo campaign shares: which verbs its thread uses, what it recorded.
+"""What every system's demo test shares: a fresh copy of the demo, its batch run, its
+roster, which verbs its thread uses and what it recorded.
 
->>> from pathlib import Path
 >>> from referee.systems.edge.system import SYSTEM
->>> demo = Path(__file__).resolve().parents[2] / "data" / "demos" / "edge"
->>> sorted(every_verb(SYSTEM) - thread_verbs(demo / "thread.json", SYSTEM))
+>>> sorted(every_verb(SYSTEM) - thread_verbs(DEMOS / "edge" / "thread.json", SYSTEM))
 []
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+from typing import Any
 
 from ..batch import load_thread
+from ..campaign import Campaign
+from ..cli import main
 from ..resolve import verbs_for
+from ..roster import RosterRenderer, roster_view
 from ..system import System
 from ..tags import find_tags
+
+DEMOS = Path(__file__).resolve().parents[2] / "data" / "demos"  # a folder per system
+
+
+def copy_demo(name: str, into: Path) -> Path:
+    """A copy of the demo campaign ``name`` in ``into``, as before its first run.
+
+    The store, its ledger and the secret file are left behind: a test sets the secret
+    (``REFEREE_SECRET``) that its expected dice come from.
+    """
+    folder = into / name
+    shutil.copytree(DEMOS / name, folder, ignore=shutil.ignore_patterns("store.*", "secret.txt"))
+    return folder
+
+
+def batch_demo(folder: Path, capsys: Any) -> tuple[str, str]:
+    """``referee batch`` over the demo's ``thread.json``: what it printed, (stdout, stderr).
+
+    ``capsys`` is pytest's fixture of that name, which holds what the run printed.
+    """
+    main(["--campaign", str(folder), "batch", str(folder / "thread.json")])
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def demo_roster(folder: Path, capsys: Any) -> tuple[str, list[str]]:
+    """The campaign's wiki roster page and the lines ``referee characters`` prints."""
+    main(["--campaign", str(folder), "characters"])
+    rows = capsys.readouterr().out.splitlines()
+    with Campaign.open(folder, need_secret=False) as campaign:
+        view = roster_view(campaign.system, campaign.config.name, campaign.store)
+        page = RosterRenderer(system=campaign.system).render(view)
+    return page, rows
 
 
 def every_verb(system: System) -> set[str]:

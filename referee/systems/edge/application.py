@@ -29,8 +29,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.errors import StoreError, UserError
-from referee.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
-from referee.sheets import key_value_lines
+from referee.limits import DEFAULT_LIMITS, Limits, read_int
+from referee.sheets import read_key_values
 from referee.systems.changes import Change
 
 from .moves import Actor, Table
@@ -98,38 +98,20 @@ class EdgeSheet:
     def parse(self, text: str, limits: Limits = DEFAULT_LIMITS, kind: str = "pc") -> dict[str, Any]:
         """A sheet's text as a record of ``kind``; UserError naming every line it cannot read."""
         record: dict[str, Any] = {"kind": kind, "stats": {}}
-        problems: list[str] = []
-        for line in key_value_lines(text, SHEET_FORM, MAX_SHEET_LINES, problems):
-            number, key, value = line.number, line.key, line.value
-            if len(key) > limits.max_name_chars:
-                problems.append(
-                    f"Line {number}: a key has at most {limits.max_name_chars} letters."
-                )
-            elif key == "name":
-                if not is_visible(value) or len(value) > limits.max_name_chars:
-                    problems.append(
-                        f"Line {number}: a name shows letters and has at most "
-                        f"{limits.max_name_chars} characters."
-                    )
-                else:
-                    record["name"] = " ".join(value.split())
-            elif key == "policy":
+
+        def read_line(key: str, value: str) -> None:
+            if key == "policy":
                 try:
                     record["policy"] = Policy(value.casefold()).value
                 except ValueError:
                     choices = ", ".join(p.value for p in Policy)
-                    problems.append(f"Line {number}: policy is one of {choices}.")
+                    raise UserError(f"policy is one of {choices}.") from None
             elif key in record["stats"]:
-                problems.append(f"Line {number}: {key} is given twice.")
+                raise UserError(f"{key} is given twice.")
             else:
-                try:
-                    record["stats"][key] = _number(value, key, limits)
-                except UserError as error:
-                    problems.append(f"Line {number}: {error.message}")
-        if "name" not in record:
-            problems.append("The sheet has no `name:` line.")
-        if problems:
-            raise UserError(" ".join([*problems, SHEET_FORM]))
+                record["stats"][key] = _number(value, key, limits)
+
+        record["name"] = read_key_values(text, SHEET_FORM, MAX_SHEET_LINES, limits, read_line)
         return record
 
     def from_record(self, record: Mapping[str, Any]) -> EdgeCharacter:

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from referee.campaign import seed_table
+from referee.campaign import SeedsCharacters
 from referee.errors import ConfigError
 from referee.resolve import Context
-from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb
+from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb, approved_rows
 from referee.systems.options import read_options
 from referee.systems.validation import problems_message
 
@@ -27,8 +27,6 @@ from .moves import Table
 from .odds_cases import odds_cases
 from .rulings import EdgeRulings, EdgeUse
 from .sheet import DEFAULT_COUNTERS, DEFAULT_STATS, StatLists
-
-SHEETS_NAME = "characters.toml"
 
 
 @dataclass(frozen=True)
@@ -172,7 +170,7 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
     )
 
 
-class Edge:
+class Edge(SeedsCharacters):
     """Seed 003: 2d6 + stat moves in three bands, and the advantage die."""
 
     name = "edge"
@@ -194,18 +192,6 @@ class Edge:
         """The rulings and the stat lists, as every move reads them."""
         return Table(rulings, rulings.lists)
 
-    def seed_store(self, campaign: CampaignFiles, rules: Table, store: Any) -> None:
-        """A new store starts from the sheets in the data folder's characters.toml."""
-        seed_table(
-            store,
-            campaign.data_dir / SHEETS_NAME,
-            "character",
-            "characters",
-            self.sheet.from_record,
-            self.sheet.to_record,
-            lambda character, record: self.sheet.validate(character, rules),
-        )
-
     def end_encounter(self, context: Context) -> handlers.EncounterEnd:
         """Every participant's advantage back to 1 (RULES.md §4.1)."""
         return handlers.end_encounter(context)
@@ -213,16 +199,7 @@ class Edge:
     def roster_view(
         self, campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]
     ) -> RosterView:
-        rows = [
-            (record, _row(record))
-            for record in tables.get("characters", ())
-            if record.get("approved")
-        ]
-        return RosterView(
-            campaign,
-            tuple(row for record, row in rows if record["sheet"].get("kind", "pc") == "pc"),
-            tuple(row for record, row in rows if record["sheet"].get("kind", "pc") != "pc"),
-        )
+        return RosterView(campaign, *approved_rows(tables.get("characters", ()), _row))
 
     def character_rows(
         self, records: Iterable[Mapping[str, Any]], rules: Table

@@ -35,6 +35,7 @@ from typing import Any
 
 from referee.errors import RuleViolation, UserError
 from referee.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
+from referee.sheets import read_key_values
 from referee.systems.changes import find_name
 
 from .records import FORMAT_VERSION
@@ -55,7 +56,6 @@ from .sheet import (
 )
 
 MAX_SHEET_LINES = 60
-_LINE = re.compile(r"^\s*([^:=]+?)\s*[:=]\s*(.*?)\s*$")
 _TRAIT_LINE = re.compile(r"^(.*?\S)\s+([0-9]{1,3})$")
 _KINDS = ("pc", "npc")
 
@@ -140,32 +140,13 @@ class HitsSheet:
 
     def parse(self, text: str, limits: Limits = DEFAULT_LIMITS, kind: str = "pc") -> dict[str, Any]:
         """A sheet's text as a short-form record of ``kind``; UserError naming every bad line."""
-        lines = text.splitlines()
-        if len(lines) > MAX_SHEET_LINES:
-            raise UserError(f"A sheet has at most {MAX_SHEET_LINES} lines. {SHEET_FORM}")
         record: dict[str, Any] = {"kind": kind}
         traits: dict[str, dict[str, int]] = {f: {} for f in TRAIT_FIELDS.values()}
-        problems: list[str] = []
-        for number, line in enumerate(lines, start=1):
-            line = line.split("#", 1)[0]
-            if not line.strip():
-                continue
-            match = _LINE.match(line)
-            if match is None:
-                problems.append(f"Line {number} is not `key: value`.")
-                continue
-            key, value = (
-                " ".join(match.group(1).split()).casefold(),
-                " ".join(match.group(2).split()),
-            )
-            try:
-                self._line(record, traits, key, value, kind, limits)
-            except UserError as error:
-                problems.append(f"Line {number}: {error.message}")
-        if "name" not in record:
-            problems.append("The sheet has no `name:` line.")
-        if problems:
-            raise UserError(" ".join([*problems, SHEET_FORM]))
+
+        def read_line(key: str, value: str) -> None:
+            self._line(record, traits, key, " ".join(value.split()), kind, limits)
+
+        record["name"] = read_key_values(text, SHEET_FORM, MAX_SHEET_LINES, limits, read_line)
         record.update({field: list(map(list, found.items())) for field, found in traits.items()})
         return record
 
@@ -179,13 +160,7 @@ class HitsSheet:
         limits: Limits,
     ) -> None:
         """Read one ``key: value`` line into ``record`` (or ``traits``); UserError if bad."""
-        if key == "name":
-            if not is_visible(value) or len(value) > limits.max_name_chars:
-                raise UserError(
-                    f"a name shows letters and has at most {limits.max_name_chars} characters."
-                )
-            record["name"] = value
-        elif key in ("primary", "secondary"):
+        if key in ("primary", "secondary"):
             record[key] = find_name(value, [a.value for a in Attribute], "attribute")
         elif key in {a.value for a in Attribute}:
             record[key] = read_int(value, key, 0, limits.max_sheet_number)

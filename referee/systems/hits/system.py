@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from referee.campaign import seed_table
+from referee.campaign import SeedsCharacters
 from referee.resolve import Context
-from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb
+from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb, approved_rows
 
 from . import gm, handlers, play, tags
 from .application import HitsSheet
@@ -28,8 +28,6 @@ from .scene import Timer
 from .sheet import Attribute, Character
 from .state import state_from_dict
 from .views import StepView, by_character, words
-
-SHEETS_NAME = "characters.toml"
 
 
 @dataclass(frozen=True)
@@ -330,7 +328,7 @@ def _die(die: Any) -> str:
     return f"**{face}**" if die.hit else face
 
 
-class Hits:
+class Hits(SeedsCharacters):
     """Seed 004: d6 pools with hits on 4+ and exploding 6s, stress, influence, XP."""
 
     name = "hits"
@@ -353,18 +351,6 @@ class Hits:
     def load_rules(self, rulings: Rulings, campaign: CampaignFiles) -> HitsRules:
         return HitsRules(rulings)
 
-    def seed_store(self, campaign: CampaignFiles, rules: HitsRules, store: Any) -> None:
-        """A new store starts from the sheets in the data folder's characters.toml."""
-        seed_table(
-            store,
-            campaign.data_dir / SHEETS_NAME,
-            "character",
-            "characters",
-            self.sheet.from_record,
-            self.sheet.to_record,
-            lambda character, record: self.sheet.validate(character, rules),
-        )
-
     def end_encounter(self, context: Context) -> StepView | None:
         """The core's ``[[end encounter]]`` ends the running scene."""
         return gm.end_encounter(context)
@@ -372,11 +358,7 @@ class Hits:
     def roster_view(
         self, campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]
     ) -> RosterView:
-        rows = [
-            (record, _row(record))
-            for record in tables.get("characters", ())
-            if record.get("approved")
-        ]
+        players, npcs = approved_rows(tables.get("characters", ()), _row)
         stored = list(tables.get(handlers.STATE_TABLE, ()))
         state = state_from_dict(stored[0]) if stored else None
         scene = "No scene is running."
@@ -397,8 +379,8 @@ class Hits:
             timers, duels = state.clock.timers, state.duels.duels
         return RosterView(
             campaign,
-            tuple(row for record, row in rows if record["sheet"].get("kind", "pc") == "pc"),
-            tuple(row for record, row in rows if record["sheet"].get("kind", "pc") != "pc"),
+            players,
+            npcs,
             scene,
             chapter,
             timers,

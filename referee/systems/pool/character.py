@@ -35,7 +35,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from referee.errors import StoreError, UserError
-from referee.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
+from referee.limits import DEFAULT_LIMITS, Limits, read_int
+from referee.sheets import read_key_values
 from referee.systems.changes import Change, apply_changes, find_name
 
 from .rolls import Actor, Table
@@ -43,7 +44,6 @@ from .sheet import HUMANITY, WILLPOWER, Sheet, State, TraitLists, sheet_problems
 
 RECORD_VERSION = 1
 MAX_SHEET_LINES = 60
-_LINE = re.compile(r"^\s*([^:=]+?)\s*[:=]\s*(.*?)\s*$")
 _KINDS = ("pc", "npc")
 
 SHEET_FORM = (
@@ -102,48 +102,18 @@ class PoolSheet:
         Trait names are kept as written (folded); validation matches them against the
         campaign's lists, so a misspelt trait is reported with the others.
         """
-        lines = text.splitlines()
-        if len(lines) > MAX_SHEET_LINES:
-            raise UserError(f"A sheet has at most {MAX_SHEET_LINES} lines. {SHEET_FORM}")
         record: dict[str, Any] = {"kind": kind, "traits": {}}
-        problems: list[str] = []
-        for number, line in enumerate(lines, start=1):
-            line = line.split("#", 1)[0]
-            if not line.strip():
-                continue
-            match = _LINE.match(line)
-            if match is None:
-                problems.append(f"Line {number} is not `key: value`.")
-                continue
-            key, value = " ".join(match.group(1).split()).casefold(), match.group(2)
-            if len(key) > limits.max_name_chars:
-                problems.append(
-                    f"Line {number}: a key has at most {limits.max_name_chars} letters."
-                )
-            elif key == "name":
-                if not is_visible(value) or len(value) > limits.max_name_chars:
-                    problems.append(
-                        f"Line {number}: a name shows letters and has at most "
-                        f"{limits.max_name_chars} characters."
-                    )
-                else:
-                    record["name"] = " ".join(value.split())
-            elif key in record["traits"] or key in record:
-                problems.append(f"Line {number}: {key} is given twice.")
+
+        def read_line(key: str, value: str) -> None:
+            if key in record["traits"] or key in record:
+                raise UserError(f"{key} is given twice.")
+            rating = _number(value, key, limits)
+            if key in (WILLPOWER, HUMANITY):
+                record[key] = rating
             else:
-                try:
-                    number_value = _number(value, key, limits)
-                except UserError as error:
-                    problems.append(f"Line {number}: {error.message}")
-                    continue
-                if key in (WILLPOWER, HUMANITY):
-                    record[key] = number_value
-                else:
-                    record["traits"][key] = number_value
-        if "name" not in record:
-            problems.append("The sheet has no `name:` line.")
-        if problems:
-            raise UserError(" ".join([*problems, SHEET_FORM]))
+                record["traits"][key] = rating
+
+        record["name"] = read_key_values(text, SHEET_FORM, MAX_SHEET_LINES, limits, read_line)
         return record
 
     def from_record(self, record: Mapping[str, Any]) -> PoolCharacter:

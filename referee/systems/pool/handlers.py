@@ -33,6 +33,7 @@ from .contests import (
 from .rolls import ActionsVerdict, Actor, Plan, PoolRoll, RollRequest, Table, plan_roll
 from .rolls import resolve_actions as engine_actions
 from .rolls import resolve_roll as engine_roll
+from .sheet import Kind, TraitLists
 from .tags import Act, Resist, Roll
 from .threads import THREADS, Pending, ThreadState
 
@@ -176,10 +177,11 @@ def resolve_act(request: Act, context: Context, dice: DiceSource) -> Resolution:
     """Several actions declared together (R-34): each pool loses the multiple-action dice."""
     state = thread_state(context)
     character: PoolCharacter = require_control(context, request.roller, "act")
-    requests = [
-        replace(_prepared(context, r, state), roller=character.name) for r in request.requests
-    ]
     table = engine_table(context, state)
+    requests = [
+        replace(_prepared(context, r, state), roller=character.name)
+        for r in _with_attribute(request, table.traits)
+    ]
     verdict = engine_actions(requests, character.actor, table, dice)
     store(context, character, verdict.changes)
     shown = ActionsShown(
@@ -190,6 +192,26 @@ def resolve_act(request: Act, context: Context, dice: DiceSource) -> Resolution:
         _points_left(character, verdict.changes),
     )
     return Resolution("actions", shown)
+
+
+def _with_attribute(request: Act, lists: TraitLists) -> list[RollRequest]:
+    """Each action, with the Attribute given before the colon joined to a lone Ability."""
+    if not request.attribute:
+        return list(request.requests)
+    joined = []
+    for action in request.requests:
+        traits = action.pool.traits
+        if len(traits) == 1:
+            try:
+                kind = lists.kind_of(find_name(traits[0], lists.every_name, "trait"))
+            except UnknownName:
+                kind = Kind.ATTRIBUTE  # left alone: the engine reports the name with the rest
+            if kind is Kind.ABILITY:
+                action = replace(
+                    action, pool=replace(action.pool, traits=(request.attribute, traits[0]))
+                )
+        joined.append(action)
+    return joined
 
 
 def _opponent(
@@ -276,29 +298,14 @@ def _resisted(
     contest = next(
         (c for c in state.open_contests if {s.casefold() for s in c.sides} == names), None
     )
+    if contest is not None and sides[0][2].casefold() != contest.sides[0].casefold():
+        sides = [sides[1], sides[0]]  # a contest's first side rolls first
+    (one, one_request, _), (two, two_request, _) = sides
+    rolls = (one_request, one.actor if one else None, two_request, two.actor if two else None)
     if contest is None:
-        (one, one_request, _), (two, two_request, _) = sides
-        verdict = resolve_resisted(
-            one_request,
-            one.actor if one else None,
-            two_request,
-            two.actor if two else None,
-            table,
-            dice,
-        )
+        verdict = resolve_resisted(*rolls, table, dice)
     else:
-        if sides[0][2].casefold() != contest.sides[0].casefold():
-            sides = [sides[1], sides[0]]
-        (one, one_request, _), (two, two_request, _) = sides
-        verdict = roll_contest(
-            one_request,
-            one.actor if one else None,
-            two_request,
-            two.actor if two else None,
-            contest,
-            table,
-            dice,
-        )
+        verdict = roll_contest(*rolls, contest, table, dice)
         assert verdict.contest is not None
         contests = {**state.contests, contest.name.casefold(): verdict.contest}
         state = replace(state, contests=contests)

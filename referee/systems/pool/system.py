@@ -14,10 +14,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar
 
-from referee.campaign import seed_table
+from referee.campaign import SeedsCharacters
 from referee.errors import ConfigError
 from referee.resolve import Context
-from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb
+from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb, approved_rows
 from referee.systems.options import read_options
 from referee.systems.validation import problems_message
 
@@ -29,8 +29,6 @@ from .rolls import Die, Face, PoolRoll, Table
 from .rulings import PoolRulings
 from .sheet import DEFAULT_ABILITIES, DEFAULT_ATTRIBUTES, TraitLists
 from .threads import CAMPAIGN, THREADS, SessionState, ThreadState
-
-SHEETS_NAME = "characters.toml"
 
 
 @dataclass(frozen=True)
@@ -267,8 +265,7 @@ def _bands(roll: PoolRoll, labels: tuple[str, ...]) -> tuple[tuple[str, Fraction
 def roster_view(campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]) -> RosterView:
     """The approved characters, the session, and each thread's open tasks and contests."""
     lists = CampaignRulings().lists  # the order traits are shown in; others follow
-    records = [r for r in tables.get("characters", ()) if r.get("approved")]
-    rows = [(r, _row(r, lists)) for r in records]
+    players, npcs = approved_rows(tables.get("characters", ()), lambda r: _row(r, lists))
     sessions = list(tables.get(CAMPAIGN, ()))
     session = SessionState.from_dict(sessions[0]) if sessions else SessionState()
     threads = []
@@ -278,14 +275,14 @@ def roster_view(campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]
             threads.append(ThreadRow("", state.difficulty, state.open_tasks, state.open_contests))
     return RosterView(
         campaign,
-        tuple(row for r, row in rows if r["sheet"].get("kind", "pc") == "pc"),
-        tuple(row for r, row in rows if r["sheet"].get("kind", "pc") != "pc"),
+        players,
+        npcs,
         session.number,
         tuple(threads),
     )
 
 
-class Pool:
+class Pool(SeedsCharacters):
     """Seed 000: Storyteller d10 pools, botches, Willpower, multiple, extended, resisted and
     team actions."""
 
@@ -307,18 +304,6 @@ class Pool:
     def load_rules(self, rulings: CampaignRulings, campaign: CampaignFiles) -> Table:
         """The rulings and the trait lists, as every roll reads them."""
         return Table(rulings, rulings.lists)
-
-    def seed_store(self, campaign: CampaignFiles, rules: Table, store: Any) -> None:
-        """A new store starts from the sheets in the data folder's characters.toml."""
-        seed_table(
-            store,
-            campaign.data_dir / SHEETS_NAME,
-            "character",
-            "characters",
-            self.sheet.from_record,
-            self.sheet.to_record,
-            lambda character, record: self.sheet.validate(character, rules),
-        )
 
     def end_encounter(self, context: Context) -> handlers.EncounterEnd:
         """The thread's standing difficulty and half-declared resisted rolls are dropped."""

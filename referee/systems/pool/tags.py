@@ -81,6 +81,7 @@ class Act:
 
     roller: str
     requests: tuple[RollRequest, ...]
+    attribute: str = ""  # given before the colon: joins every action that names an Ability alone
 
 
 @dataclass(frozen=True)
@@ -267,6 +268,8 @@ def _side(text: str, context: ParseContext, usage: str, named: bool = False) -> 
         raise TagError(
             "Say who rolls and what: a character and traits, or a number of dice.", usage
         )
+    if words[-1].casefold() in _DIFF_WORDS:
+        raise TagError("Give the difficulty after diff: diff 7 (or diff +1).", usage)
     count = known_prefix(words, context)
     if count == 0 and _NUMBER.fullmatch(re.split(r"[+-]", words[0])[0] or "x") and not named:
         count = 0  # a bare pool: nobody named
@@ -359,12 +362,9 @@ def parse_act(rest: str, context: ParseContext) -> Act:
     requests = []
     for action in actions:
         words = _words(action)
-        token = words[0]
-        if shared and "+" not in token.lstrip("+") and not _NUMBER.fullmatch(token):
-            token = f"{shared}+{token}"
-        request = RollRequest(_pool(token, ACT_USAGE), roller=roller)
+        request = RollRequest(_pool(words[0], ACT_USAGE), roller=roller)
         requests.append(_options(words[1:], ACT_USAGE, request))
-    return Act(roller, tuple(requests))
+    return Act(roller, tuple(requests), shared)
 
 
 def _is_count_or_trait(word: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Any
+from typing import Any, TypeGuard
 
 from referee.errors import ConfigError, UnknownName
 from referee.limits import DEFAULT_LIMITS
@@ -161,7 +161,7 @@ _RULING_ENUMS: dict[str, type[Enum]] = {
 }
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

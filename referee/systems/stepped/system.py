@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from referee.campaign import character_key, seed_table
+from referee.campaign import CHARACTERS_FILE, character_key, seed_table
 from referee.dice import DiceSource
 from referee.errors import ConfigError
 from referee.render import escape_markdown, format_die, signed
@@ -63,7 +63,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-SHEETS_NAME = "characters.toml"
 VEHICLES_NAME = "vehicles.toml"  # vehicle and ship sheets, seeded like characters.toml
 SCALE_NAME = "scale.toml"  # the scale table (R-12); a campaign's own overrides cells
 
@@ -248,7 +247,7 @@ class Stepped:
         """
         seed_table(
             store,
-            campaign.data_dir / SHEETS_NAME,
+            campaign.data_dir / CHARACTERS_FILE,
             "character",
             "characters",
             character_from_record,

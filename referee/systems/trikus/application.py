@@ -30,7 +30,7 @@ from typing import Any
 
 from referee.errors import StoreError, UserError
 from referee.limits import DEFAULT_LIMITS, Limits, is_visible
-from referee.sheets import key_value_lines
+from referee.sheets import read_key_values
 from referee.systems.trikus.state import (
     STATE_VERSION,
     Character,
@@ -101,27 +101,18 @@ class TrikusSheet:
                 "dice set when the GM opens a test or a fight."
             )
         record: dict[str, Any] = {"kind": "pc", "equipment": [], "allies": []}
-        problems: list[str] = []
-        for line in key_value_lines(text, SHEET_FORM, MAX_SHEET_LINES, problems):
-            try:
-                self._read(record, line.key, line.value, limits)
-            except UserError as error:
-                problems.append(f"Line {line.number}: {error.message}")
-        for key in ("name", "tier"):
-            if key not in record:
-                problems.append(f"The sheet has no `{key}:` line.")
-        if problems:
-            raise UserError(" ".join([*problems, SHEET_FORM]))
+        record["name"] = read_key_values(
+            text,
+            SHEET_FORM,
+            MAX_SHEET_LINES,
+            limits,
+            lambda key, value: self._read(record, key, value, limits),
+            required=("tier",),
+        )
         return record
 
     def _read(self, record: dict[str, Any], key: str, value: str, limits: Limits) -> None:
-        if key == "name":
-            if not is_visible(value) or len(value) > limits.max_name_chars:
-                raise UserError(
-                    f"a name shows letters and has at most {limits.max_name_chars} characters."
-                )
-            record["name"] = " ".join(value.split())
-        elif key == "tier":
+        if key == "tier":
             try:
                 record["tier"] = Tier(value.strip().casefold()).value
             except ValueError:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from referee.campaign import seed_table
+from referee.campaign import SeedsCharacters
 from referee.resolve import Context
 from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb
 
@@ -25,8 +25,6 @@ from .party import PARTY_KEY, PARTY_TABLE, THREADS
 from .policy import USAGE as POLICY_WORDS
 from .rulings import Rulings
 from .state import Character, LineStatus, Status, Tier
-
-SHEETS_NAME = "characters.toml"
 
 
 def _verb(name: str, parse: Any, resolve: Any, usage: str, **fields: Any) -> Verb:
@@ -309,7 +307,7 @@ class RosterView:
     fights: int  # fights in progress
 
 
-class Trikus:
+class Trikus(SeedsCharacters):
     """Seed 001: opposed d10 duels one die at a time, lines, Morale, Light and Dark."""
 
     name = "trikus"
@@ -330,18 +328,6 @@ class Trikus:
     def load_rules(self, rulings: Rulings, campaign: CampaignFiles) -> Rulings:
         """The rulings are the whole rules value: trikus reads no tables."""
         return rulings
-
-    def seed_store(self, campaign: CampaignFiles, rules: Rulings, store: Any) -> None:
-        """A new store starts from the sheets in the data folder's characters.toml."""
-        seed_table(
-            store,
-            campaign.data_dir / SHEETS_NAME,
-            "character",
-            "characters",
-            self.sheet.from_record,
-            self.sheet.to_record,
-            lambda character, record: self.sheet.validate(character, rules),
-        )
 
     def end_encounter(self, context: Context) -> bool:
         """Trikus keeps no encounter state besides tests and fights, which end by their dice."""

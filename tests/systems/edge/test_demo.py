@@ -2,32 +2,29 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from referee.campaign import Campaign
 from referee.cli import main
-from referee.roster import RosterRenderer, roster_view
 from referee.systems.edge.system import SYSTEM
-from referee.testing.demos import every_verb, ledger_rows, thread_verbs
+from referee.testing.demos import (
+    DEMOS,
+    batch_demo,
+    copy_demo,
+    demo_roster,
+    every_verb,
+    thread_verbs,
+)
 
-DEMO = Path(__file__).resolve().parents[3] / "data" / "demos" / "edge"
+DEMO = DEMOS / "edge"
 
 
 @pytest.fixture
 def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "edge"
-    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns("store.*", "secret.txt"))
     monkeypatch.setenv("REFEREE_SECRET", "edge-demo-test-secret")
-    return folder
-
-
-def _batch(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
-    main(["--campaign", str(folder), "batch", str(folder / "thread.json")])
-    captured = capsys.readouterr()
-    return captured.out, captured.err
+    return copy_demo("edge", tmp_path)
 
 
 def test_the_demo_thread_uses_every_verb() -> None:
@@ -35,22 +32,11 @@ def test_the_demo_thread_uses_every_verb() -> None:
     assert every_verb(SYSTEM) == thread_verbs(DEMO / "thread.json", SYSTEM)
 
 
-def test_the_demo_batch_is_deterministic_and_records_nothing_twice(
-    demo: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A second run prints the same replies and adds no ledger row."""
-    first, first_err = _batch(demo, capsys)
-    rows = ledger_rows(demo)
-    second, second_err = _batch(demo, capsys)
-    assert (first, rows) == (second, ledger_rows(demo))
-    assert "0 new roll(s)" in second_err and "0 new roll(s)" not in first_err
-
-
 def test_the_demo_ends_the_encounter_and_approves_the_newcomer(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The end of the encounter resets advantage; the fixed application is approved."""
-    out, _ = _batch(demo, capsys)
+    out, _ = batch_demo(demo, capsys)
     with Campaign.open(demo, need_secret=False) as campaign:
         characters = campaign.store.table("characters")
         advantages = {characters.get(key)["sheet"]["advantage"] for key in ("kara venn", "dax")}
@@ -84,11 +70,7 @@ def test_the_roster_and_characters_show_advantage_and_policy(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The wiki roster and `referee characters` show each character's advantage and policy."""
-    main(["--campaign", str(demo), "characters"])
-    rows = capsys.readouterr().out.splitlines()
-    with Campaign.open(demo, need_secret=False) as campaign:
-        view = roster_view(campaign.system, campaign.config.name, campaign.store)
-        page = RosterRenderer(system=campaign.system).render(view)
+    page, rows = demo_roster(demo, capsys)
     assert (
         "| Kara Venn | u&#47;kara\\_plays | cool +1, hard +0, hot −1, sharp +2, weird +0 | 4 |"
         in page

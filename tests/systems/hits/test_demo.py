@@ -2,67 +2,40 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from referee.batch import load_thread
 from referee.campaign import Campaign
 from referee.cli import main
-from referee.resolve import verbs_for
-from referee.roster import RosterRenderer, roster_view
 from referee.systems.hits.system import SYSTEM
-from referee.tags import find_tags
+from referee.testing.demos import (
+    DEMOS,
+    batch_demo,
+    copy_demo,
+    demo_roster,
+    thread_verbs,
+)
 
-DEMO = Path(__file__).resolve().parents[3] / "data" / "demos" / "hits"
+DEMO = DEMOS / "hits"
 
 
 @pytest.fixture
 def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "hits"
-    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns("store.*", "secret.txt"))
     monkeypatch.setenv("REFEREE_SECRET", "hits-demo-test-secret")
-    return folder
-
-
-def _batch(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
-    main(["--campaign", str(folder), "batch", str(folder / "thread.json")])
-    captured = capsys.readouterr()
-    return captured.out, captured.err
-
-
-def _ledger_rows(folder: Path) -> int:
-    return len((folder / "store.ledger.jsonl").read_text(encoding="utf-8").splitlines())
+    return copy_demo("hits", tmp_path)
 
 
 def test_the_demo_thread_uses_every_hits_verb() -> None:
     """Every verb of the hits system (and end, apply, approve, help) appears in a tag."""
-    table = verbs_for(SYSTEM)
-    used = {
-        table[tag.text.split()[0].casefold()].name
-        for post in load_thread(DEMO / "thread.json").posts
-        for tag in find_tags(post.body).tags
-    }
     wanted = {verb.name for verb in SYSTEM.verbs} | {"end", "apply", "approve", "help"}
-    assert set() == wanted - used
-
-
-def test_the_demo_batch_is_deterministic_and_records_nothing_twice(
-    demo: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A second run prints the same replies and adds no ledger row."""
-    first, first_err = _batch(demo, capsys)
-    rows = _ledger_rows(demo)
-    second, second_err = _batch(demo, capsys)
-    assert (first, rows) == (second, _ledger_rows(demo))
-    assert "0 new roll(s)" in second_err and "0 new roll(s)" not in first_err
+    assert set() == wanted - thread_verbs(DEMO / "thread.json", SYSTEM)
 
 
 def test_the_demo_walks_a_chapter(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Rolls, an opposed roll, a duel lost and resisted, a knockout, raised stakes, Influence
     spent, the chapter's XP and a level-up all happen, and the store keeps their results."""
-    out, _ = _batch(demo, capsys)
+    out, _ = batch_demo(demo, capsys)
     parts = [
         "explodes:",
         "**Opposed roll**",
@@ -113,12 +86,8 @@ def test_the_roster_shows_the_scene_timers_and_counters(
 ) -> None:
     """The wiki roster shows the scene, every timer and each character's counters;
     `referee characters` lists them too."""
-    _batch(demo, capsys)
-    main(["--campaign", str(demo), "characters"])
-    rows = capsys.readouterr().out.splitlines()
-    with Campaign.open(demo, need_secret=False) as campaign:
-        view = roster_view(campaign.system, campaign.config.name, campaign.store)
-        page = RosterRenderer(system=campaign.system).render(view)
+    batch_demo(demo, capsys)
+    page, rows = demo_roster(demo, capsys)
     assert "| Caravan leaves | 1/4 ●○○○ | the caravan departs without you |" in page
     assert "| Kara Venn | u&#47;kara\\_plays | 2 (3) | 5/3/2/3 | 14/14 |" in page
     assert "Scene 2 has ended; no scene is running. Chapter 1 has ended." in page

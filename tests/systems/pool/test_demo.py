@@ -2,61 +2,35 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from referee.batch import load_thread
 from referee.campaign import Campaign
 from referee.cli import main
-from referee.resolve import verbs_for
-from referee.roster import RosterRenderer, roster_view
 from referee.systems.pool.system import SYSTEM
-from referee.tags import find_tags
+from referee.testing.demos import (
+    DEMOS,
+    batch_demo,
+    copy_demo,
+    demo_roster,
+    every_verb,
+    thread_verbs,
+)
 
-DEMO = Path(__file__).resolve().parents[3] / "data" / "demos" / "pool"
+DEMO = DEMOS / "pool"
 SECRET = "pool-demo-40"  # the README's secret: its dice show a botch and a forgiven one
 
 
 @pytest.fixture
 def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "pool"
-    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns("store.*", "secret.txt"))
     monkeypatch.setenv("REFEREE_SECRET", SECRET)
-    return folder
-
-
-def _batch(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
-    main(["--campaign", str(folder), "batch", str(folder / "thread.json")])
-    captured = capsys.readouterr()
-    return captured.out, captured.err
-
-
-def _ledger_rows(folder: Path) -> int:
-    return len((folder / "store.ledger.jsonl").read_text(encoding="utf-8").splitlines())
+    return copy_demo("pool", tmp_path)
 
 
 def test_the_demo_thread_uses_every_verb() -> None:
     """Every verb of a pool campaign (its own and the core's) appears in a tag of the thread."""
-    table = verbs_for(SYSTEM)
-    used = {
-        table[tag.text.split()[0].casefold()].name
-        for post in load_thread(DEMO / "thread.json").posts
-        for tag in find_tags(post.body).tags
-    }
-    assert {verb.name for verb in table.values()} == used
-
-
-def test_the_demo_batch_is_deterministic_and_records_nothing_twice(
-    demo: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A second run prints the same replies and adds no ledger row."""
-    first, first_err = _batch(demo, capsys)
-    rows = _ledger_rows(demo)
-    second, second_err = _batch(demo, capsys)
-    assert (first, rows) == (second, _ledger_rows(demo))
-    assert "0 new roll(s)" in second_err and "0 new roll(s)" not in first_err
+    assert every_verb(SYSTEM) == thread_verbs(DEMO / "thread.json", SYSTEM)
 
 
 @pytest.mark.parametrize(
@@ -83,13 +57,13 @@ def test_the_demo_shows_each_mechanic(
     demo: Path, capsys: pytest.CaptureFixture[str], shown: str
 ) -> None:
     """With the README's secret the thread shows every mechanic of §2 at least once."""
-    out, _ = _batch(demo, capsys)
+    out, _ = batch_demo(demo, capsys)
     assert shown in out
 
 
 def test_the_demo_leaves_state_in_the_store(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Points spent and given back, counters, the new character and the closed contest stay."""
-    _batch(demo, capsys)
+    batch_demo(demo, capsys)
     with Campaign.open(demo, need_secret=False) as campaign:
         characters = campaign.store.table("characters")
         kara, mira, dax = (characters.get(k)["sheet"] for k in ("kara venn", "mira", "dax"))
@@ -144,12 +118,8 @@ def test_the_roster_and_characters_show_willpower_and_counters(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The wiki roster and `referee characters` show points, free botch and counters."""
-    _batch(demo, capsys)
-    main(["--campaign", str(demo), "characters"])
-    rows = capsys.readouterr().out.splitlines()
-    with Campaign.open(demo, need_secret=False) as campaign:
-        view = roster_view(campaign.system, campaign.config.name, campaign.store)
-        page = RosterRenderer(system=campaign.system).render(view)
+    batch_demo(demo, capsys)
+    page, rows = demo_roster(demo, capsys)
     assert "| Dax | u&#47;dax\\_plays | strength 4, dexterity 2, stamina 3, intelligence 3" in page
     assert "| 4/4 | 6 | ready | health \\-2 |" in page
     dax = next(row for row in rows if row.startswith("Dax"))

@@ -422,3 +422,13 @@ def test_a_bare_pool_is_a_roll_not_notation(campaign: Campaign) -> None:
     assert Fraction(1) == sum(
         _tag(campaign, "roll 6 diff 7", [6] * 6).result.roll.distribution.values()
     )
+
+
+def test_one_attribute_for_every_ability_of_a_declaration(campaign: Campaign) -> None:
+    """act Kara dexterity: brawl, dodge, wits reflexive -> dex+brawl, dex+dodge, wits alone."""
+    actions = _tag(
+        campaign, "act Kara dexterity: brawl, dodge, wits reflexive", [6] * 12
+    ).result.actions
+    assert [("dexterity", "brawl"), ("dexterity", "dodge"), ("wits",)] == [
+        tuple(trait.name for trait in roll.plan.traits) for roll in actions.rolls
+    ]

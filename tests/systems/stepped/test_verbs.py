@@ -16,6 +16,7 @@ from referee.systems.stepped.system import SYSTEM
 from referee.systems.stepped.verbs import Attack, Cast, RollInitiative, RollStat
 from referee.tags import ParseContext, RollDice
 from referee.tags import parse_tag as parse_with
+from referee.testing.demos import every_verb
 from referee.testing.hostile import tag_texts
 
 VERBS = verbs_for(SYSTEM)
@@ -100,6 +101,9 @@ OPTIONS = (
     "After the target write any of: head, arm, leg, left/right arm or leg, unaware, subdue, "
     "with <weapon>, env N or cover N, +N or -N."
 )
+# What an unknown verb's refusal lists: every verb of a stepped campaign once, in help order
+# (test_an_unknown_verb_lists_every_verb checks what that order is).
+LISTED = ", ".join(dict.fromkeys(verb.name for verb in VERBS.values()))
 SMALL = ParseContext(limits=Limits(max_name_chars=10, max_names_per_tag=2, max_modifier=5))
 
 REFUSED = [
@@ -107,17 +111,13 @@ REFUSED = [
     (
         "sht Kara -> Trooper 1",
         None,
-        "'sht' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, npc, "
-        "wound, heal, next, apply, approve, reject, revise, end, sheet, history, pending, roster, "
-        "void, revive, rename, remove, reveal, help. Did you mean shoot?",
+        f"'sht' is not a roll verb. Verbs: {LISTED}. Did you mean shoot?",
         None,  # the usage is the tag corrected: tests/test_suggest.py
     ),
     (
         "xyzzy",
         None,
-        "'xyzzy' is not a roll verb. Verbs: roll, init, shoot, melee, cast, stat, npc, "
-        "wound, heal, next, apply, approve, reject, revise, end, sheet, history, pending, roster, "
-        "void, revive, rename, remove, reveal, help. [[help]] lists them with their forms.",
+        f"'xyzzy' is not a roll verb. Verbs: {LISTED}. [[help]] lists them with their forms.",
         None,  # no verb's form: none is what the player meant
     ),
     ("roll", None, "Say what to roll: dice like 2d6+3, or a character and a stat.", "roll"),
@@ -239,6 +239,19 @@ def test_parse_refusals(
         parse_tag(text, context or ParseContext())
     usage = caught.value.usage if verb is None else USAGE[verb]
     assert (message, usage) == (caught.value.message, caught.value.usage)
+
+
+def test_an_unknown_verb_lists_every_verb() -> None:
+    """An unknown verb's refusal names every verb once: roll, stepped's own, the core's, help."""
+    with pytest.raises(TagError) as caught:
+        parse_tag("xyzzy")
+    listed = caught.value.message.split("Verbs: ", 1)[1].split(".", 1)[0].split(", ")
+    own = [verb.name for verb in SYSTEM.verbs]
+    assert (sorted(every_verb(SYSTEM)), own, "help") == (
+        sorted(listed),
+        listed[: len(own)],
+        listed[-1],
+    )
 
 
 words = st.sampled_from(

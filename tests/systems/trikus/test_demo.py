@@ -2,33 +2,29 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from referee.campaign import Campaign
 from referee.cli import main
-from referee.roster import RosterRenderer, roster_view
 from referee.systems.trikus.system import SYSTEM
-from referee.testing.demos import every_verb, ledger_rows, thread_verbs
+from referee.testing.demos import (
+    DEMOS,
+    batch_demo,
+    copy_demo,
+    demo_roster,
+    every_verb,
+    thread_verbs,
+)
 
-DEMO = Path(__file__).resolve().parents[3] / "data" / "demos" / "trikus"
+DEMO = DEMOS / "trikus"
 SECRET = "trikus-demo-0"  # README: with this secret the batch shows every mechanic
 
 
 @pytest.fixture
 def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "trikus"
-    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns("store.*", "secret.txt"))
     monkeypatch.setenv("REFEREE_SECRET", SECRET)
-    return folder
-
-
-def _batch(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
-    main(["--campaign", str(folder), "batch", str(folder / "thread.json")])
-    captured = capsys.readouterr()
-    return captured.out, captured.err
+    return copy_demo("trikus", tmp_path)
 
 
 def test_the_demo_thread_uses_every_verb() -> None:
@@ -40,7 +36,7 @@ def test_the_demo_shows_every_mechanic_of_the_issue(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Solo and team tests, a fight with an ally, Negotiation, escape, Catastrophe, refresh, PvP."""
-    out, err = _batch(demo, capsys)
+    out, err = batch_demo(demo, capsys)
     shown = {
         "solo test": "**Test**: Kara (1 die: `line=1 use=Medpac`) against the GM's 2.",
         "team test": "**Test**: Kara (2 dice: `on\\_success=cancel\\:Pawel`), Zuzia",
@@ -66,17 +62,6 @@ def test_the_demo_shows_every_mechanic_of_the_issue(
     assert "4 tag(s) with problems" in err
 
 
-def test_the_demo_batch_is_deterministic_and_records_nothing_twice(
-    demo: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A second run prints the same replies and adds no ledger row."""
-    first, first_err = _batch(demo, capsys)
-    rows = ledger_rows(demo)
-    second, second_err = _batch(demo, capsys)
-    assert (first, rows) == (second, ledger_rows(demo))
-    assert "0 new roll(s)" in second_err and "0 new roll(s)" not in first_err
-
-
 def test_roll_from_the_shell_replays_vector_1(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -100,7 +85,7 @@ def test_systems_and_help_list_trikus_with_its_verbs(
     """`referee systems` names trikus and its verbs; [[help]] in the demo lists them."""
     main(["systems"])
     listing = capsys.readouterr().out
-    out, _ = _batch(demo, capsys)
+    out, _ = batch_demo(demo, capsys)
     help_reply = out.split("## Reply to")[1]
     verbs = [verb.name for verb in SYSTEM.verbs]
     assert ["trikus 1:", "seed 001"] == [p for p in ["trikus 1:", "seed 001"] if p in listing]
@@ -112,11 +97,7 @@ def test_the_roster_and_characters_show_lines_and_tokens(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The wiki roster and `referee characters` show tiers, lines, Morale and tokens."""
-    main(["--campaign", str(demo), "characters"])
-    rows = capsys.readouterr().out.splitlines()
-    with Campaign.open(demo, need_secret=False) as campaign:
-        view = roster_view(campaign.system, campaign.config.name, campaign.store)
-        page = RosterRenderer(system=campaign.system).render(view)
+    page, rows = demo_roster(demo, capsys)
     kara = "| Kara | u&#47;kara\\_plays | advanced | 2-die, 1-die | 1 | 0 | 0 (0 used) | active |"
     assert kara in page
     michal = next(row for row in rows if row.startswith("Michal"))

@@ -157,15 +157,15 @@ def _read_scale_rulings(row: object, wounds: dict[Size, int]) -> list[str]:
         by_class = dict.fromkeys(Size, value) if not isinstance(value, Mapping) else value
         for word, count in by_class.items():
             size = _member(Size, word)
-            if size is None or not (is_whole_number(count) and 0 <= count <= 3):
-                where = f"{key}.{word}" if isinstance(value, Mapping) else key
-                problems.append(
-                    f"[rulings] {where} = {count!r}; give 0 to 3 wounds, as {_CRAFT_WOUNDS_HELP}."
-                )
-                if not isinstance(value, Mapping):
-                    break
-            else:
+            if size is not None and is_whole_number(count) and 0 <= count <= 3:
                 wounds[size] = count
+                continue
+            where = f"{key}.{word}" if isinstance(value, Mapping) else key
+            problems.append(
+                f"[rulings] {where} = {count!r}; give 0 to 3 wounds, as {_CRAFT_WOUNDS_HELP}."
+            )
+            if not isinstance(value, Mapping):
+                break  # one value for every class: one problem, not three
     return problems
 
 

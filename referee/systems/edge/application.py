@@ -28,10 +28,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.errors import StoreError, UserError
+from referee.errors import UserError
 from referee.limits import DEFAULT_LIMITS, Limits, read_int
 from referee.sheets import read_key_values
 from referee.systems.changes import Change
+from referee.systems.validation import check_version
 
 from .moves import Actor, Table
 from .rulings import Policy
@@ -116,12 +117,8 @@ class EdgeSheet:
 
     def from_record(self, record: Mapping[str, Any]) -> EdgeCharacter:
         """A stored, shipped or parsed record -> the character; UserError if it is malformed."""
-        version = record.get("version", RECORD_VERSION)
-        if version != RECORD_VERSION:
-            raise StoreError(
-                f"A stored edge character has version {version!r}; this referee reads version "
-                f"{RECORD_VERSION}. Upgrade referee or restore the store from its backup."
-            )
+        # A shipped or parsed sheet has no version yet: it is read as the current one.
+        check_version({"version": RECORD_VERSION, **record}, RECORD_VERSION, "edge character")
         try:
             policy = record.get("policy")
             return EdgeCharacter(

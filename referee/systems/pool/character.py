@@ -34,10 +34,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from referee.errors import StoreError, UserError
+from referee.errors import UserError
 from referee.limits import DEFAULT_LIMITS, Limits, read_int
 from referee.sheets import read_key_values
 from referee.systems.changes import Change, apply_changes, find_name
+from referee.systems.validation import check_version
 
 from .rolls import Actor, Table
 from .sheet import HUMANITY, WILLPOWER, Sheet, State, TraitLists, sheet_problems, state_problems
@@ -122,12 +123,8 @@ class PoolSheet:
         A record without play state (a shipped or parsed sheet) starts fresh: every
         Willpower point, the free botch unspent, no counters.
         """
-        version = record.get("version", RECORD_VERSION)
-        if version != RECORD_VERSION:
-            raise StoreError(
-                f"A stored pool character has version {version!r}; this referee reads version "
-                f"{RECORD_VERSION}. Upgrade referee or restore the store from its backup."
-            )
+        # A shipped or parsed sheet has no version yet: it is read as the current one.
+        check_version({"version": RECORD_VERSION, **record}, RECORD_VERSION, "pool character")
         try:
             sheet = Sheet(
                 name=str(record["name"]),

@@ -40,6 +40,7 @@ from referee.systems.trikus.state import (
     Tier,
     Trait,
 )
+from referee.systems.validation import check_version
 
 MAX_SHEET_LINES = 40
 MAX_ITEMS = 20
@@ -146,12 +147,8 @@ class TrikusSheet:
 
         A record without play state (a new sheet) starts with every line free.
         """
-        version = record.get("version", STATE_VERSION)
-        if version != STATE_VERSION:
-            raise StoreError(
-                f"A stored trikus character has version {version!r}; this referee reads version "
-                f"{STATE_VERSION}. Upgrade referee or restore the store from its backup."
-            )
+        # A shipped or parsed sheet has no version yet: it is read as the current one.
+        check_version({"version": STATE_VERSION, **record}, STATE_VERSION, "trikus character")
         try:
             tier = Tier(record.get("tier"))
             full = Character.from_dict({**record, "version": STATE_VERSION, "player": ""})

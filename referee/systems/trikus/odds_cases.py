@@ -11,6 +11,7 @@ very code that resolves a test by post.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 from referee.dice import DiceSource
@@ -38,11 +39,12 @@ def _case(
 
 
 def odds_cases() -> list[OddsCase]:
-    """One-on-one table corners, Morale and Light under a policy, escape, and a team test."""
+    """One-on-one table corners, Morale and Light under a policy, escape, and team tests."""
     plain = Rulings()
     always = Rulings(negotiation_consent=Consent.ALWAYS)
     line = DieKind.LINE
     team = (Entrant("P", (line,)), Entrant("Z", (line,) * 2))
+    resourced = Entrant("P", (line, line, DieKind.MORALE), light=1, escape=(1, 9))
     return [
         _case("1 line die vs GM 1", 1, (Entrant("P", (line,)),), plain),
         _case(
@@ -58,4 +60,17 @@ def odds_cases() -> list[OddsCase]:
             always,
         ),
         _case("team: P 1 and Z 2 line dice vs GM 2, Z's pair", 2, team, plain, 1),
+        _case(
+            "team: P 2, Z 3 and M 1 line dice vs GM 3, P's pair",
+            3,
+            (Entrant("P", (line,) * 2), Entrant("Z", (line,) * 3), Entrant("M", (line,))),
+            plain,
+        ),
+        _case(
+            "team: P and Z 2 line dice + 1 Morale, light=1, escape=1,9, and M 2 vs GM 3, Z's pair",
+            3,
+            (resourced, replace(resourced, name="Z"), Entrant("M", (line,) * 2)),
+            plain,
+            1,
+        ),
     ]

@@ -5,9 +5,10 @@ The pipeline follows avrae/d20, minus the global :mod:`random`, one topic a modu
 :mod:`referee.notation_tree` (every size held by :mod:`referee.notation_limits` to the
 one :class:`~referee.limits.Limits`, every refusal worded by
 :mod:`referee.notation_advice`), :mod:`referee.notation_roll` rolls a tree with a
-passed-in :class:`~referee.dice.DiceSource`, :mod:`referee.notation_odds` gives the
-exact odds of its total and :mod:`referee.notation_markdown` writes a rolled tree for
-a verdict. This module is their public face.
+passed-in :class:`~referee.dice.DiceSource` (plain sums and products of dice compiled
+by :mod:`referee.notation_plain`), :mod:`referee.notation_odds` gives the exact odds
+of its total and :mod:`referee.notation_markdown` writes a rolled tree for a verdict.
+This module is their public face.
 
 Every expression d20 reads means the same here, with one deliberate difference:
 ``d%`` is a hundred-sided die showing 1-100 (d20 rolls a tens die, 0-90). The forms,
@@ -53,7 +54,8 @@ from __future__ import annotations
 from referee.notation_advice import USAGE
 from referee.notation_odds import Odds, chance_at_least, distribution, odds
 from referee.notation_parse import dice_hint, parse_expression
-from referee.notation_roll import RolledExpression, roll_expression
+from referee.notation_plain import roll_expression  # plain trees compiled, the rest generally
+from referee.notation_roll import RolledExpression
 from referee.notation_tree import (
     COMPARISONS,
     Binary,

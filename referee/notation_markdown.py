@@ -97,7 +97,8 @@ FIXED: dict[type, Callable[[Any], Any]] = {
     Unary: lambda node: node.op,
     Binary: lambda node: f" {_plain(node.op)} " if node.op in _SPACED else _plain(node.op),
 }
-_TREES: dict[int, tuple[Any, dict[int, Any]]] = {}  # id(root) -> (root, its nodes' text)
+# id(root) -> (root, its nodes' text, its compiled writer or None)
+_TREES: dict[int, tuple[Any, dict[int, Any], Callable[[Any], str | None] | None]] = {}
 
 
 def fixed_text(root: Any) -> dict[int, Any]:
@@ -107,9 +108,14 @@ def fixed_text(root: Any) -> dict[int, Any]:
     once a tree. Trees are looked up by identity (hashing a frozen node hashes its whole
     subtree), each kept beside its table, so no id in it can be reused meanwhile.
     """
+    return _tree(root)[1]
+
+
+def _tree(root: Any) -> tuple[Any, dict[int, Any], Callable[[Any], str | None] | None]:
+    """The tree's entry in :data:`_TREES`, made the first time it is written."""
     known = _TREES.get(id(root))
     if known is not None and known[0] is root:
-        return known[1]
+        return known
     table: dict[int, Any] = {}
     stack = [root]
     while stack:
@@ -118,8 +124,104 @@ def fixed_text(root: Any) -> dict[int, Any]:
         stack.extend(_children(node))
     if len(_TREES) >= 4096:
         _TREES.clear()
-    _TREES[id(root)] = (root, table)
-    return table
+    entry = _TREES[id(root)] = (root, table, _compile_writer(root, table))
+    return entry
+
+
+class _PlainWriter:
+    """The source of a plain tree's writer: its text, fixed pieces and each term's faces.
+
+    A tree with no operations anywhere (nothing kept, dropped, rerolled or exploded)
+    and no more dice than are listed reads as fixed text with each term's faces between
+    (``2d6 (`` faces ``) + 3``), so it is written by one f-string, compiled once a tree.
+    Its guard falls back to :class:`_Writer` for a tree some enclosing set's operation
+    changed (a subtree written on its own): every node kept, every term's faces untouched.
+    """
+
+    def __init__(self, fixed: dict[int, Any]) -> None:
+        self.fixed = fixed
+        self.names: dict[str, Any] = {"J": ", ".join}
+        self.pieces: list[str] = []  # f-string fields: a constant's name or a term's faces
+        self.guards: list[str] = []
+        self.text = ""  # fixed text not yet named
+        self.dice = 0
+
+    def constant(self, text: str) -> None:
+        self.text += text
+
+    def field(self, source: str) -> None:
+        if self.text:
+            self.pieces.append(self.name(self.text))
+            self.text = ""
+        self.pieces.append(source)
+
+    def name(self, value: Any) -> str:
+        name = f"c{len(self.names)}"
+        self.names[name] = value
+        return name
+
+    def visit(self, node: Any, path: str) -> bool:
+        """Add the node at ``path`` (source reaching its rolled node); False if not plain."""
+        self.guards.append(f"{path}.kept")
+        fixed = self.fixed[id(node)]
+        if isinstance(node, Literal):
+            self.constant(fixed)
+        elif isinstance(node, Dice):
+            if node.operations or node.count > DICE_SHOWN:
+                return False
+            self.dice += node.count
+            faces = f"u{len(self.guards)}"
+            self.guards.append(f"({faces} := {path}.untouched) is not None")
+            self.constant(fixed[0])
+            if node.count == 1:
+                self.field(f"{faces}[0]")
+            elif node.count:
+                self.field(f"J(map(str, {faces}))")
+            self.constant(")" + fixed[1])
+        elif isinstance(node, Group):
+            if node.operations:
+                return False
+            self.constant("(")
+            for index, item in enumerate(node.items):
+                if index:
+                    self.constant(", ")
+                if not self.visit(item, f"{path}.items[{index}]"):
+                    return False
+            self.constant(fixed[0] + fixed[1])
+        elif isinstance(node, Unary):
+            self.constant(fixed)
+            return self.visit(node.operand, f"{path}.operand")
+        elif isinstance(node, Binary):
+            if not self.visit(node.left, f"{path}.left"):
+                return False
+            self.constant(fixed)
+            return self.visit(node.right, f"{path}.right")
+        else:
+            return False
+        return True
+
+
+def _compile_writer(root: Any, fixed: dict[int, Any]) -> Callable[[Any], str | None] | None:
+    """A plain tree's writer (see :class:`_PlainWriter`), or None for any other tree.
+
+    The writer returns the text :class:`_Writer` would, or None when its guard fails.
+    The source holds only names: the fixed text (annotations a player wrote among it)
+    is handed in as constants.
+    """
+    source = _PlainWriter(fixed)
+    try:
+        if not source.visit(root, "r") or source.dice > TREE_DICE_SHOWN:
+            return None
+        source.field("")  # names the fixed text left at the end
+        fields = "".join("{" + piece + "}" for piece in source.pieces if piece)
+        code = (
+            f"def write(r):\n    if {' and '.join(source.guards)}:\n"
+            f'        return f"{fields}"\n    return None'
+        )
+        exec(code, source.names)  # our own names only: see the docstring
+    except (RecursionError, SyntaxError, MemoryError):  # too deep to compile: write generally
+        return None
+    return source.names["write"]
 
 
 def _children(node: Any) -> tuple[Any, ...]:
@@ -206,7 +308,15 @@ WRITERS: dict[type, Callable[[_Writer, Any], str]] = {
 
 def markdown(rolled: Any) -> str:
     """One rolled set as Markdown, without its total (the template adds it in bold)."""
-    return WRITERS[type(rolled)](_Writer(fixed_text(rolled.node)), rolled)
+    node = rolled.node
+    known = _TREES.get(id(node))
+    if known is None or known[0] is not node:
+        known = _tree(node)
+    if known[2] is not None:
+        text = known[2](rolled)
+        if text is not None:
+            return text
+    return WRITERS[type(rolled)](_Writer(known[1]), rolled)
 
 
 def odds_note(odds: Any, total: int) -> str:

@@ -195,7 +195,6 @@ class HmacDice:
 
     __slots__ = ("_block", "_inner", "_outer", "_prefix", "_used", "_words", "draws")
 
-    _SPACE = 1 << 64
     _WORDS = struct.Struct(">4Q")  # a SHA-256 digest read as four big-endian 64-bit words
 
     def __init__(self, secret: bytes, post: str, tag_index: int) -> None:
@@ -206,19 +205,17 @@ class HmacDice:
         self._used = 4  # words of the current block already used: none drawn yet
         self.draws: list[Draw] = []
 
-    def _next_block(self) -> None:
+    def _next_block(self) -> tuple[int, ...]:
         inner, outer = self._inner.copy(), self._outer.copy()
         inner.update(b"%s%d" % (self._prefix, self._block))
         outer.update(inner.digest())
         self._block += 1
         self._used = 0
-        self._words = self._WORDS.unpack(outer.digest())
+        words = self._words = self._WORDS.unpack(outer.digest())
+        return words
 
     def roll(self, sides: int) -> int:
-        if sides < 1:
-            _check_sides(sides)
-        # The largest multiple of `sides` below 2**64; words past it are redrawn.
-        limit = self._SPACE - self._SPACE % sides
+        limit = _LIMITS.get(sides) or _limit(sides)
         while True:
             if self._used == 4:
                 self._next_block()
@@ -236,27 +233,54 @@ class HmacDice:
         >>> a.roll_many(6, 9) == [b.roll(6) for _ in range(9)] and a.draws == b.draws
         True
         """
-        if sides < 1:
-            _check_sides(sides)
-        limit = self._SPACE - self._SPACE % sides
-        faces: list[int] = []
-        words, used = self._words, self._used
-        while len(faces) < count:
-            if used == 4:
-                self._next_block()
-                words, used = self._words, 0
-            # The words still needed, in order; a word past the limit is skipped and the
-            # next round takes another, exactly as roll() would one by one.
-            taken = words[used : used + count - len(faces)]
-            used += len(taken)
-            faces += [word % sides + 1 for word in taken if word < limit]
-        self._used = used
+        limit = _LIMITS.get(sides) or _limit(sides)
+        words = self._next_block() if self._used == 4 else self._words
+        used = self._used
+        # The usual term: its dice all in this block, no word past the limit.
+        end = used + count
+        faces = [word % sides + 1 for word in words[used:end] if word < limit]
+        if len(faces) == count:
+            self._used = end
+        else:
+            self._used = min(end, 4)
+            faces = self._more(faces, sides, count, limit)
         table = _DRAWS.get(sides) or _draws_of(sides)
         if table:
             self.draws += [table[face] for face in faces]
         else:
             self.draws += [_new_draw(Draw, (sides, face)) for face in faces]
         return faces
+
+    def _more(self, faces: list[int], sides: int, count: int, limit: int) -> list[int]:
+        """``faces`` drawn on to ``count``: the words still needed, block after block.
+
+        A word past the limit is skipped and the next round takes another, exactly as
+        :meth:`roll` would one by one.
+        """
+        words, used = self._words, self._used
+        while len(faces) < count:
+            if used == 4:
+                words, used = self._next_block(), 0
+            taken = words[used : used + count - len(faces)]
+            used += len(taken)
+            faces += [word % sides + 1 for word in taken if word < limit]
+        self._used = used
+        return faces
+
+
+_SPACE = 1 << 64  # a word is a uniform 64-bit number
+# The largest multiple of a die's faces below 2**64, by faces: a word at or past it is
+# redrawn, so every face stays exactly as likely (the usual dice, computed once).
+_LIMITS: dict[int, int] = {}
+
+
+def _limit(sides: int) -> int:
+    if sides < 1:
+        _check_sides(sides)
+    limit = _SPACE - _SPACE % sides
+    if len(_LIMITS) < 1024:
+        _LIMITS[sides] = limit
+    return limit
 
 
 @lru_cache(maxsize=16)

@@ -330,7 +330,27 @@ def odds_note(odds: Any, total: int) -> str:
     ' (false; chance of true: 55.0%)'
     >>> odds_note(Odds(Fraction(1, 3), Fraction(1, 10**9)), 9)
     ' (this high or higher: 33.3% ±1e-09 for the explosions and rerolls cut off)'
+
+    The note is remembered per odds object and total (the same few repeat all game):
+    the odds of a total come from a cache, one object per expression and total, so
+    they are looked up by identity, not by hashing their fractions; each is kept
+    beside its note so a reused id cannot match.
     """
+    key = (id(odds), total)
+    known = _NOTES.get(key)
+    if known is not None and known[0] is odds:
+        return known[1]
+    text = _note(odds, total)
+    if len(_NOTES) >= 4096:
+        _NOTES.clear()
+    _NOTES[key] = (odds, text)
+    return text
+
+
+_NOTES: dict[tuple[int, Any], tuple[Any, str]] = {}
+
+
+def _note(odds: Any, total: int) -> str:
     if odds.chance is None:
         text = f" ({odds.reason}"
     elif odds.comparison:

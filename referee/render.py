@@ -133,7 +133,7 @@ def make_environment(
     from .notation_markdown import markdown, odds_note  # they escape with this module's md
 
     environment.filters["tree"] = markdown
-    environment.filters["odds_note"] = _NoteMemo(odds_note)
+    environment.filters["odds_note"] = odds_note
     environment.globals["honors_npc_stats"] = _reads(environment, "roster.md.j2", "npc_stats")
     for name, helper in (system.template_helpers() if system is not None else {}).items():
         # A callable is a filter (``{{ roll|roll }}``); a value is a global (``ladder``).
@@ -149,30 +149,6 @@ def _reads(environment: jinja2.Environment, template: str, variable: str) -> boo
     except jinja2.TemplateNotFound:
         return False
     return variable in source
-
-
-class _NoteMemo:
-    """A chance note remembered per odds object and total: the same few repeat all game.
-
-    The odds of a total come from a cache (one object per expression and total), so
-    they are looked up by identity, not by hashing their fractions; the object is kept
-    beside its note so a reused id cannot match.
-    """
-
-    def __init__(self, note: Any) -> None:
-        self._note = note
-        self._known: dict[tuple[int, Any], tuple[Any, str]] = {}
-
-    def __call__(self, odds: Any, total: Any) -> str:
-        key = (id(odds), total)
-        known = self._known.get(key)
-        if known is not None and known[0] is odds:
-            return known[1]
-        text = self._note(odds, total)
-        if len(self._known) >= 4096:
-            self._known.clear()
-        self._known[key] = (odds, text)
-        return text
 
 
 class Renderer:
@@ -282,6 +258,8 @@ class _Fast:
 
     def __init__(self, template: jinja2.Template) -> None:
         self._template = template
+        self._root = template.root_render_func
+        self._blocks = template.blocks
         self._globals = dict(template.globals)
         self._concat = template.environment.concat
         self._idle: list[Any] = []  # contexts of finished renders, ready for reuse
@@ -289,15 +267,17 @@ class _Fast:
 
     def render(self, **variables: Any) -> str:
         """What ``Template.render(**variables)`` returns."""
-        template = self._template
-        if self._idle:
-            context = self._idle.pop()
-            context.exported_vars = set()
-            context.blocks = {name: [block] for name, block in template.blocks.items()}
+        idle = self._idle
+        if idle:
+            context = idle.pop()
+            context.exported_vars.clear()
+            blocks = self._blocks
+            # No blocks of its own: it starts with none (an extends adds its parent's anew).
+            context.blocks = {name: [block] for name, block in blocks.items()} if blocks else {}
             context.eval_ctx.__dict__.update(self._eval_state)
         else:
-            context = template.new_context(self._globals, shared=True)
+            context = self._template.new_context(self._globals, shared=True)
         context.vars = variables
-        text = self._concat(template.root_render_func(context))
-        self._idle.append(context)
+        text = self._concat(self._root(context))
+        idle.append(context)
         return text

@@ -718,8 +718,13 @@ def verbs_for(system: System | None) -> dict[str, Verb]:
 def resolve_request(
     verb: Verb | None, request: Any, context: Context, dice: DiceSource
 ) -> Resolution:
-    """Resolve a parsed request with its verb (None: bare dice), refusing GM-only verbs."""
-    if verb is None:
+    """Resolve a parsed request with its verb (None: bare dice), refusing GM-only verbs.
+
+    Dice notation (:class:`RollDice`) resolves the same whichever verb read it (none,
+    the core's roll or a system's roll, which reads notation first), so it goes
+    straight to :func:`resolve_dice`: the most common tag, without the verb's detour.
+    """
+    if verb is None or (type(request) is RollDice and not verb.gm_only):
         return resolve_dice(request, context, dice)
     if verb.gm_only:
         require_gm(context, verb.gm_only)

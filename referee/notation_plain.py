@@ -174,8 +174,9 @@ def roll_expression(
     >>> roll_expression(parse_expression("2d6+3"), FixedDice([2, 5])).total
     10
     """
-    plan = compiled(expression) if expression.repeat == 1 else None
-    if plan is None or plan.dice > limits.max_rolls:
+    known = _COMPILED.get(id(expression))  # compiled(), inline: a call less a roll
+    plan = known[1] if known is not None and known[0] is expression else compiled(expression)
+    if plan is None or plan.dice > limits.max_rolls or expression.repeat != 1:
         return roll_generally(expression, dice, limits, rate)
     one = dice.roll
     many = getattr(dice, "roll_many", None) or _one_by_one(one)
@@ -186,4 +187,8 @@ def roll_expression(
     else:
         total = int(total)
     odds = () if rate is None else (rate(expression, total),)
-    return RolledExpression(expression, (rolled,), (total,), total, odds)
+    # The named tuple's own __new__ is a Python call: the same tuple, made directly.
+    return _new_rolled(RolledExpression, (expression, (rolled,), (total,), total, odds))
+
+
+_new_rolled = tuple.__new__

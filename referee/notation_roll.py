@@ -42,30 +42,27 @@ from referee.notation_tree import (
 
 
 class RolledDie:
-    """One die as it came up, with what its operations did to it."""
+    """One die as it came up, with what its operations did to it.
 
-    __slots__ = (
-        "added",
-        "exploded",
-        "forced_from",
-        "kept",
-        "marked",
-        "rerolled",
-        "sides",
-        "success",
-        "value",
-    )
+    Most dice are never touched by an operation: what they would be set to is a class
+    default, and a die holds only what differs (its faces, and what an operation
+    changed). A term's dice are made at once (``4d6kh3`` makes four), so this is most of
+    what making one costs.
+    """
+
+    kept = True  # False when k/p dropped it
+    rerolled: list[int] | tuple[()] = ()  # faces rerolled away, oldest first
+    forced_from: int | None = None  # the face before mi/ma changed it
+    exploded = False  # it triggered another die
+    added = False  # it was added by an explosion
+    success = 0  # 1 a success, -1 a failure, when t/f count
+    marked = False  # any of the four above changed: the verdict shows more than a face
 
     def __init__(self, sides: int, value: int, added: bool = False) -> None:
         self.sides = sides
         self.value = value
-        self.kept = True  # False when k/p dropped it
-        self.rerolled: list[int] = []  # faces rerolled away, oldest first
-        self.forced_from: int | None = None  # the face before mi/ma changed it
-        self.exploded = False  # it triggered another die
-        self.added = added  # it was added by an explosion
-        self.success = 0  # 1 a success, -1 a failure, when t/f count
-        self.marked = False  # any of the four above changed: the verdict shows more than a face
+        if added:
+            self.added = True
 
     @property
     def total(self) -> int:
@@ -317,15 +314,20 @@ def select(operation: Operation, items: list[Any], first_only: bool = False) -> 
 def _pick(selector: Selector, kept: list[Any]) -> list[Any]:
     """The items one selector picks among ``kept``, in their order (h/l: highest first)."""
     cat, n = selector.cat, selector.n
+    # A kept die's total is its face: read as a field, not through the property.
+    dice = bool(kept) and type(kept[0]) is RolledDie  # a term's dice, or a set's items
     if cat == "h":
-        return sorted(kept, key=_total, reverse=True)[:n]
+        return sorted(kept, key=_value if dice else _total, reverse=True)[:n]
     if cat == "l":
-        return sorted(kept, key=_total)[:n]
+        return sorted(kept, key=_value if dice else _total)[:n]
     compare = _COMPARE[cat]  # Selector.matches, without a Python call a die
+    if dice:
+        return [die for die in kept if compare(die.value, n)]
     return [item for item in kept if compare(item.total, n)]
 
 
 _total = operator.attrgetter("total")
+_value = operator.attrgetter("value")
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "": operator.eq,
     "<": operator.lt,
@@ -360,7 +362,10 @@ def _reroll(chosen: list[RolledDie], roll: _Roll, sides: int) -> None:
         faces = [roll.draw(die.sides) for die in chosen]
     for die, face in zip(chosen, faces, strict=True):
         die.marked = True
-        die.rerolled.append(die.value)
+        if die.rerolled:
+            die.rerolled.append(die.value)
+        else:  # its own list: the class default is an empty tuple
+            die.rerolled = [die.value]
         die.value = face
 
 

@@ -33,7 +33,7 @@ OPEN_USAGE = (
     "or [[open duel Kara, Zuzia]]"
 )
 DECLARE_USAGE = f"[[declare Kara line=1 morale=1]] (words: {POLICY_WORDS})"
-TEST_USAGE = "[[test Kara morale=1]], or as the GM [[test Kara vs 2]]"
+TEST_USAGE = "[[test Kara morale=1]]"  # a GM may add the pool: [[test Kara vs 2]]
 ANSWER_USAGE = "[[answer yes]] or [[answer no]]"
 DIFFICULTY_USAGE = "[[difficulty 2]] or [[difficulty off]]"
 COUNT_USAGE = {

@@ -239,3 +239,18 @@ def test_undo_names_exactly_what_it_took_back(
         table.post(body, author=author)
     reply = table.post("[[undo]]")
     assert undone in reply
+
+
+def test_an_advanced_application_refusal_reads_an_advanced(table: Table) -> None:
+    """An Advanced applying with the wrong side counts is told "An advanced writes ...\""""
+    text = "[[apply]]\n\n```\nname: Vey\ntier: advanced\nlight: calm\ndark: sly\n```"
+    refused = table.post(text, author="vey")
+    assert "An advanced writes 2 Light side\\(s\\), not 1" in refused
+    assert "A advanced" not in refused
+
+
+def test_an_advanced_striking_a_line_he_lacks_reads_an_advanced(table: Table) -> None:
+    """Zuzia (Advanced) naming a 3-die line is told "an advanced's lines have ..."."""
+    table.post("[[difficulty 2]]")
+    refused = table.post("[[test Zuzia line=3]]", author="zuzia")
+    assert "an advanced's lines have" in refused

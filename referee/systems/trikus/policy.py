@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from referee.english import with_article
 from referee.errors import RuleViolation, TagError
 from referee.limits import DEFAULT_LIMITS, Limits
 from referee.systems.trikus.duel import DieKind, Entrant
@@ -172,7 +173,7 @@ def commit(
         if policy.line is not None:
             if policy.line not in character.tier.lines:
                 sizes = " or ".join(str(d) for d in sorted(set(character.tier.lines)))
-                problems.append(f"a {character.tier.value}'s lines have {sizes} dice")
+                problems.append(f"{with_article(character.tier.value)}'s lines have {sizes} dice")
             else:
                 matching = [i for i in free if character.lines[i].dice == policy.line]
                 if not matching:

@@ -19,7 +19,7 @@ set, and its verdict is a ledger row.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,13 +139,23 @@ def is_void(context: Context, roll_id: str) -> bool:
     return context.table(VOIDS).get(roll_id) is not None
 
 
+# Names what undoing one record's changes took back, given those changes (``[path, old,
+# new]`` each, :func:`referee.records.difference`); an empty result names nothing (the
+# record held only bookkeeping).
+Describe = Callable[[list[list[Any]]], tuple[str, ...]]
+
+
 def void_roll(
-    context: Context, roll_id: str, reason: str, labels: Mapping[str, str] | None = None
+    context: Context,
+    roll_id: str,
+    reason: str,
+    labels: Mapping[str, str | Describe] | None = None,
 ) -> VoidResult:
     """Void one roll: take its writes back out field by field, record the void, note it
     under the voided post's reply. The one mechanism behind ``[[void]]`` and a system's
-    undo verb (trikus ``[[undo]]``); ``labels`` names a table's records for the verdict
-    (``{"trikus_party": "the party"}``) where the record has no name of its own.
+    undo verb (trikus ``[[undo]]``); ``labels`` names, per table, what a record's undone
+    changes were for the verdict where the record has no name of its own: a fixed label
+    (``{"trikus_party": "the party"}``) or a function of the changes.
     """
     voids = context.table(VOIDS)
     if voids.get(roll_id) is not None:
@@ -172,9 +182,14 @@ def void_roll(
         else:
             table.put(key, undone_record.record)
         named = (undone_record.record or {}).get("name")
-        label = str(named or (labels or {}).get(table_name) or key)
-        undone.append(label)
-        kept += [f"{label}: {field}" for field in undone_record.kept]
+        label = (labels or {}).get(table_name)
+        if named or label is None or isinstance(label, str):
+            said: tuple[str, ...] = (str(named or label or key),)
+        else:
+            said = label(changes)
+        undone += said
+        where = said[0] if said else str(key)
+        kept += [f"{where}: {field}" for field in undone_record.kept]
     if undone:  # sheets and names changed under the roster's caches
         context.roster.forget()
         context.cache.clear()

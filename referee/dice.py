@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
+from .english import with_article
 from .errors import UserError
 
 
@@ -154,7 +155,7 @@ face from 1 to 8.
         place = _ordinal(self._next + 1)
         if self._next >= len(self._faces):
             raise UserError(
-                f"The tag needs a {place} die (a d{sides}) but only {len(self._faces)} "
+                f"The tag needs {with_article(place)} die (a d{sides}) but only {len(self._faces)} "
                 f"face(s) were given; add more to --dice, in the order the dice are drawn."
             )
         face = self._faces[self._next]

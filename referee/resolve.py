@@ -130,6 +130,15 @@ class Roster:
     def __contains__(self, name: str) -> bool:
         return character_key(name) in self._table
 
+    def holder(self, name: str) -> dict[str, Any] | None:
+        """The stored record holding ``name``'s key, whoever may see it (for name clashes)."""
+        key = character_key(name)
+        return self._records.get(key) or self._table.get(key)
+
+    def finds(self, name: str) -> bool:
+        """Whether this post may know of the character named exactly ``name``."""
+        return self._visible(character_key(name))
+
     def add(self, character: Any, owner: str | None, approved: bool) -> None:
         """Put a new (or re-approved) character on the roster."""
         key = character_key(character.name)
@@ -415,10 +424,11 @@ def resolve_apply(request: Apply, context: Context, dice: DiceSource) -> Resolut
     character = sheet.from_record(sheet.parse(text, context.limits))
     key = character_key(character.name)
     author = context.post.author
-    if character.name in context.roster:
-        owner = context.roster.record(character.name).get("owner")
-        if not owner or str(owner).casefold() != author.casefold():
-            raise Forbidden(f"{character.name} is already in play; choose another name.")
+    held = context.roster.holder(character.name)
+    # A character the poster may not know of (a GM's hidden NPC) is not named to him:
+    # the application goes on, and the GM is told at approval (_refuse_name_clash).
+    if held is not None and not _held_by(held, author) and context.roster.finds(character.name):
+        raise Forbidden(f"{character.name} is already in play; choose another name.")
     applications = context.table("applications")
     application = applications.get(key) or {"name": character.name, "owner": author, "versions": []}
     if str(application["owner"]).casefold() != author.casefold():
@@ -499,11 +509,41 @@ def resolve_decide(request: Decide, context: Context, dice: DiceSource) -> Resol
             "changes with [[revise ...]], amend it, or approve it anyway with "
             "[[approve with force]]."
         )
+    _refuse_name_clash(context, character.name, owner)
     context.roster.add(character, owner, approved=True)
     applications.put(key, {**application, "status": "approved", "note": ""})
     return Resolution(
         "decision",
         DecisionResult("approve", character.name, owner, "", tuple(applied), character),
+    )
+
+
+def _held_by(record: dict[str, Any], player: str) -> bool:
+    owner = record.get("owner")
+    return bool(owner) and str(owner).casefold() == player.casefold()
+
+
+def _refuse_name_clash(context: Context, name: str, player: str) -> None:
+    """Approval never replaces another's character (a GM's NPC, or another player's).
+
+    The applicant's own character may be approved again: that is how a sheet is amended.
+    """
+    held = context.roster.holder(name)
+    if held is None or _held_by(held, player):
+        return
+    how = (
+        f"Rename that one with [[rename {held['name']} -> ...]], or ask u/{player} for "
+        "another name with [[revise choose another name]]."
+    )
+    if held.get("owner") and not context.roster.hidden & {character_key(name)}:
+        raise Forbidden(
+            f"{held['name']} is already on the roster as u/{held['owner']}'s character; "
+            f"approving would replace it. Ask u/{player} for another name with "
+            "[[revise choose another name]]."
+        )
+    raise Forbidden(
+        f"The name {held['name']} is already on the roster (another character's); "
+        f"approving would replace it. {how}"
     )
 
 

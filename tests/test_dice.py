@@ -7,7 +7,16 @@ from collections import Counter
 import pytest
 from scipy.stats import chisquare
 
-from referee.dice import FixedDice, HmacDice, RecordingDice, SeededDice, commitment, replay_matches
+from referee.dice import (
+    FixedDice,
+    GivenDice,
+    HmacDice,
+    RecordingDice,
+    SeededDice,
+    commitment,
+    replay_matches,
+)
+from referee.errors import UserError
 
 
 def _independent_first_roll(secret: bytes, post: str, index: int, sides: int) -> int:
@@ -87,6 +96,15 @@ def test_fixed_dice_refuse_impossible_faces_and_running_out():
     dice = FixedDice([3])
     assert 3 == dice.roll(6)
     with pytest.raises(IndexError):
+        dice.roll(6)
+
+
+def test_given_dice_running_short_name_the_die_with_its_article():
+    """Typed faces running out at the eighth die: the refusal reads "needs an 8th die"."""
+    dice = GivenDice([1] * 7)
+    for _ in range(7):
+        dice.roll(6)
+    with pytest.raises(UserError, match="The tag needs an 8th die"):
         dice.roll(6)
 
 

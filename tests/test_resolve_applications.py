@@ -250,3 +250,57 @@ def test_one_point_over_the_budget_reads_in_the_singular(open_campaign):
     """A sheet one point over is told "so 1 is over", not "so 1 are over"."""
     outcome = _apply(Referee(open_campaign()), agility=3)
     assert (True, False) == ("so 1 is over" in outcome.text, "1 are" in outcome.text)
+
+
+def _hidden_orla(referee):
+    """The GM makes an NPC named Orla Vex in a private message: players never see her."""
+    body = "[[npc Orla Vex: str 2, agi 2, end 2, per 2]]"
+    referee.referee(Post("t4_npc", "t4_npc", GM, body, 0.5), private=True)
+
+
+def test_applying_under_a_hidden_npcs_name_does_not_reveal_her(open_campaign):
+    """A player applying as Orla Vex is answered as if no Orla existed (she is the GM's secret)."""
+    referee = Referee(open_campaign())
+    _hidden_orla(referee)
+    outcome = _apply(referee)
+    assert (0, True, False) == (
+        outcome.problems,
+        "Awaiting GM approval" in outcome.text,
+        "already in play" in outcome.text or "No character" in outcome.text,
+    )
+
+
+def test_approving_over_another_character_is_refused_and_leaves_it_untouched(open_campaign):
+    """The GM approving Orla Vex while his hidden NPC holds the name is told, not overwritten."""
+    campaign = open_campaign()
+    referee = Referee(campaign)
+    _hidden_orla(referee)
+    _apply(referee)
+    applications = campaign.store.table("applications")
+    before = (campaign.store.table("characters").get("orla vex"), applications.get("orla vex"))
+    outcome = _gm(referee, "[[approve]]", "t1_ok")
+    after = (campaign.store.table("characters").get("orla vex"), applications.get("orla vex"))
+    assert (1, True, True, None) == (
+        outcome.problems,
+        "already on the roster" in outcome.text,
+        "revise choose another name" in outcome.text,
+        after[0]["owner"],
+    )
+    assert before == after
+
+
+def test_a_player_reapplying_for_his_own_character_may_be_approved_again(open_campaign):
+    """Re-approval of the same owner's character replaces his sheet (the way to amend it)."""
+    campaign = open_campaign()
+    referee = Referee(campaign)
+    _apply(referee)
+    _gm(referee, "[[approve]]", "t1_ok")
+    body = SHEET.format(agility=1).replace("perception: 2", "perception: 3")
+    _apply(referee, fullname="t1_app2", created=6.0, body=body)
+    outcome = _gm(referee, "[[approve]]", "t1_ok2", parent="t1_app2", created=7.0)
+    stored = campaign.store.table("characters").get("orla vex")
+    assert (0, "orla_player", 1) == (
+        outcome.problems,
+        stored["owner"],
+        stored["sheet"]["stats"]["agility"],
+    )

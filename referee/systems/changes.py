@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import TypeVar
 
+from referee.english import with_article
 from referee.errors import UnknownName
 from referee.names import NameIndex, name_key
 
@@ -111,4 +112,6 @@ The traits are dexterity, dodge.
     guesses = [by_key[guess] for guess in NameIndex(names).suggest(key) if guess in by_key]
     hint = f": did you mean {' or '.join(guesses)}? The" if guesses else "; the"
     known = ", ".join(names)
-    raise UnknownName(f"'{typed}' is not a {what}{hint} {plural or what + 's'} are {known}.")
+    raise UnknownName(
+        f"'{typed}' is not {with_article(what)}{hint} {plural or what + 's'} are {known}."
+    )

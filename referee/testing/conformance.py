@@ -22,8 +22,10 @@ returns the :class:`Conformance` it measured). It checks, against the
 * **rulings**: every ruling has a default, ``[rulings]`` empty gives the defaults,
   and an unknown key is refused with a ``ConfigError`` naming the known rulings;
 * **hostile tags**: every verb followed by junk (nothing, symbols, invisible
-  characters, huge numbers, unknown names, a wall of text) yields a problem for the
-  player (a ``UserError``), never a traceback.
+  characters, huge numbers, unknown names, a wall of text), and every verb's example
+  with each of its words in turn replaced by a hostile one (look-alike digits, a huge
+  or negative number, a decimal, invisible marks, a wall of text), yields a reply or
+  a problem for the player (a ``UserError``), never a traceback.
 
 Needs scipy (the ``test`` extra), like :mod:`referee.testing.odds`.
 """
@@ -68,6 +70,25 @@ HOSTILE_TAILS = (
 )
 
 
+# What replaces each word of a verb's example in turn (a name, a number, a keyword):
+# values a parser meets only in its slots, such as digits int() refuses after a good name.
+HOSTILE_WORDS = (
+    "³",
+    "①",
+    "٣",
+    "99999999999999999999",
+    "-1",
+    "0",
+    "1.5",
+    "\u200b",
+    "\u202e",
+    "->",
+    ",",
+    "=",
+    "x" * 300,
+)
+
+
 @dataclass
 class Conformance:
     """What the kit measured; ``problems`` is empty when the system conforms."""
@@ -91,6 +112,7 @@ def check_system(
     _identity(system, report)
     _rulings(system, report)
     _verbs(system, folder, report, seed)
+    _mutated_examples(system, folder / "mutated", report, seed)
     _odds(system, report, rolls, alpha, seed)
     if report.problems:
         raise AssertionError(
@@ -132,14 +154,14 @@ def _rulings(system: System, report: Conformance) -> None:
         report.problems.append("rulings: an unknown key in [rulings] is accepted.")
 
 
-def _verbs(system: System, folder: Path, report: Conformance, seed: int) -> None:
+def _example_campaign(system: System, folder: Path) -> Campaign:
     example = system.example_campaign()
     records = dict(example.records)
     sheets = [
         {**sheet, "owner": example.player if sheet.get("kind", "pc") == "pc" else None}
         for sheet in records.pop("characters", ())
     ]
-    campaign = make_campaign(
+    return make_campaign(
         folder,
         sheets,
         rulings=example.rulings,
@@ -147,6 +169,11 @@ def _verbs(system: System, folder: Path, report: Conformance, seed: int) -> None
         system=system.name,
         records=records,
     )
+
+
+def _verbs(system: System, folder: Path, report: Conformance, seed: int) -> None:
+    example = system.example_campaign()
+    campaign = _example_campaign(system, folder)
     try:
         table = verbs_for(system)
         for verb in system.verbs:
@@ -213,6 +240,36 @@ def _hostile(name: str, campaign: Campaign, gm: str, seed: int, report: Conforma
             report.problems.append(
                 f"verb {name}: [[{text[:60]}]] raised {type(error).__name__}: {error}"
             )
+
+
+def _mutated_examples(system: System, folder: Path, report: Conformance, seed: int) -> None:
+    """Each verb's example with one word at a time made hostile, as its GM and its player.
+
+    The verb's own words stay, so the hostile word reaches the slot it replaces (a name,
+    a count, a keyword) behind valid words, where a parser is least on its guard.
+    """
+    example = system.example_campaign()
+    campaign = _example_campaign(system, folder)
+    try:
+        for verb in system.verbs:
+            words = verb.example.split()
+            first = len(verb.name.split())
+            for place in range(first, len(words) + 1):
+                for hostile in HOSTILE_WORDS:
+                    mutated = [*words[:place], hostile, *words[place + 1 :]]
+                    text = " ".join(mutated)
+                    for author in (example.gm, example.player):
+                        try:
+                            resolve_tag(tag_context(campaign, author), text, SeededDice(seed))
+                        except UserError:
+                            continue
+                        except Exception as error:  # no traceback for a bad tag
+                            report.problems.append(
+                                f"verb {verb.name}: [[{text[:60]}]] raised "
+                                f"{type(error).__name__}: {error}"
+                            )
+    finally:
+        campaign.close()
 
 
 def _odds(system: System, report: Conformance, rolls: int, alpha: float, seed: int) -> None:

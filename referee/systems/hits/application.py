@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from referee.english import with_article
 from referee.errors import RuleViolation, UserError
 from referee.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
 from referee.sheets import read_key_values
@@ -174,10 +175,14 @@ class HitsSheet:
         elif key in {k.value for k in TraitKind}:
             match = _TRAIT_LINE.match(value)
             if match is None:
-                raise UserError(f"write a {key}'s name, then its Rank: `{key}: Swordsmanship 2`.")
+                raise UserError(
+                    f"write {with_article(key)}'s name, then its Rank: `{key}: Swordsmanship 2`."
+                )
             name, rank = match.group(1), read_int(match.group(2), "a Rank", 0, MAX_RANK)
             if len(name) > limits.max_name_chars or not is_visible(name):
-                raise UserError(f"a {key}'s name has 1 to {limits.max_name_chars} characters.")
+                raise UserError(
+                    f"{with_article(key)}'s name has 1 to {limits.max_name_chars} characters."
+                )
             found = traits[TRAIT_FIELDS[TraitKind(key)]]
             if name.casefold() in {n.casefold() for n in found}:
                 raise UserError(f"the {key} {name} is listed twice.")

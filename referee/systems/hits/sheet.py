@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from referee.english import with_article
 from referee.errors import RuleViolation
 from referee.limits import DEFAULT_LIMITS
 
@@ -291,7 +292,8 @@ def character_problems(character: Character) -> list[str]:
         for name, rank in c.traits(kind):
             if not name.strip() or len(name) > DEFAULT_LIMITS.max_name_chars:
                 problems.append(
-                    f"a {kind.value}'s name has 1 to {DEFAULT_LIMITS.max_name_chars} characters"
+                    f"{with_article(kind.value)}'s name has 1 to "
+                    f"{DEFAULT_LIMITS.max_name_chars} characters"
                 )
             elif name.casefold() in seen:
                 problems.append(f"the {kind.value} {name} is listed twice")

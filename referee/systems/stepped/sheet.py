@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Any
 
+from referee.english import with_article
 from referee.errors import UnknownName, UserError
 from referee.limits import DEFAULT_LIMITS
 
@@ -139,7 +140,8 @@ def _stat_problems(c: Character, race: Race | None) -> list[str]:
             problems.append(f"{title} has {points} points; a stat has 1 to 6 points.")
         if race is not None and points > race.cap:
             problems.append(
-                f"{title} has {points} points; a {race.name} may have at most {race.cap}."
+                f"{title} has {points} points; "
+                f"{with_article(race.name)} may have at most {race.cap}."
             )
     return problems
 
@@ -178,8 +180,8 @@ def _magic_cap_problems(c: Character, race: Race | None, rules: Rules) -> list[s
     if race is None or rules.rulings.magic_points != MagicPoints.BUDGET:
         return []
     return [
-        f"{parameter.name} has {parameter.points} points; a {race.name} may have at most "
-        f"{race.cap}."
+        f"{parameter.name} has {parameter.points} points; "
+        f"{with_article(race.name)} may have at most {race.cap}."
         for parameter in c.magic
         if parameter.points > race.cap
     ]

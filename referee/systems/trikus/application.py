@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from referee.english import with_article
 from referee.errors import StoreError, UserError
 from referee.limits import DEFAULT_LIMITS, Limits, is_visible
 from referee.sheets import read_key_values
@@ -195,11 +196,11 @@ class TrikusSheet:
         """Every way the sheet breaks §3.1/§3.5, each a sentence (the sides' counts by tier)."""
         problems: list[str] = []
         light, dark = character.tier.sides
-        tier = character.tier.value
+        tier = with_article(character.tier.value, capital=True)
         blind = bool(getattr(rules, "gm_blind_dark", False))
         if len(character.light_sides) != light:
             problems.append(
-                f"A {tier} writes {light} Light side(s), not {len(character.light_sides)}."
+                f"{tier} writes {light} Light side(s), not {len(character.light_sides)}."
             )
         if blind and character.dark_sides:
             problems.append(
@@ -213,7 +214,7 @@ class TrikusSheet:
                 dark, others = 1, " (the other players write the other two with [[darkside]])"
             if len(character.dark_sides) != dark:
                 problems.append(
-                    f"A {tier} writes {dark} Dark side(s) here, not {len(character.dark_sides)}"
+                    f"{tier} writes {dark} Dark side(s) here, not {len(character.dark_sides)}"
                     f"{others}."
                 )
         for what, names in (

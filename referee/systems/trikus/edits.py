@@ -15,6 +15,7 @@ ledger row of its own. Undo again to go further back.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from referee.corrections import is_void, void_roll
 from referee.dice import DiceSource
@@ -116,7 +117,62 @@ def resolve_renew(request: Renew, context: Context, dice: DiceSource) -> Resolut
     return adjusted(context, "renew", changes, party)
 
 
-UNDO_LABELS = {PARTY_TABLE: "the party's refreshes and fights", THREADS: "this thread's tests"}
+def _fields(changes: list[list[Any]]) -> list[tuple[list[Any], Any, Any]]:
+    """The changes field by field: a record created or deleted whole counts per top field."""
+    spread: list[tuple[list[Any], Any, Any]] = []
+    for path, old, new in changes:
+        if path:
+            spread.append((path, old, new))
+            continue
+        before, after = old or {}, new or {}
+        for key in {**before, **after}:
+            if before.get(key) or after.get(key):  # an empty default is no change
+                spread.append(([key], before.get(key), after.get(key)))
+    return spread
+
+
+def _played(record: Any) -> str:
+    """A thread record's ``open`` or ``last`` in words: what was played in this thread."""
+    kind = record.get("kind") if isinstance(record, dict) else None
+    return f"the {'fight round' if kind == 'round' else kind or 'test'} played in this thread"
+
+
+def describe_thread(changes: list[list[Any]]) -> tuple[str, ...]:
+    """What undoing a tag's changes to this thread's trikus record took back, in words.
+
+    A play rewrites the open test's fields too; ``last`` (or the open record closing)
+    names it once. ``steps`` and ``version`` are undo's own bookkeeping, not named.
+    """
+    said: list[str] = []
+    for path, old, new in _fields(changes):
+        field = path[0]
+        if field == "difficulty":
+            said.append("the difficulty set in this thread")
+        elif field == "open" and path[1:2] == ["declarations"] and len(path) == 3 and old is None:
+            said.append(f"{path[2]}'s declaration")
+        elif field == "open" and len(path) == 1:
+            opened = old is None and isinstance(new, dict)
+            said.append(f"the {new['kind']} opened in this thread" if opened else _played(old))
+        elif field == "last":
+            said.append(_played(new or old))
+        elif field == "waiting":
+            said.append("the Negotiation waiting for an answer")
+    return tuple(dict.fromkeys(said))
+
+
+def describe_party(changes: list[list[Any]]) -> tuple[str, ...]:
+    """What undoing a tag's changes to the campaign's trikus record took back, in words."""
+    words = {"refreshes": "the party's refresh count", "master_npcs": "the master NPCs"}
+    said: list[str] = []
+    for path, old, _ in _fields(changes):
+        if path[0] in words:
+            said.append(words[path[0]])
+        elif path[0] == "fights" and old:  # a fight's opening is named by the thread's record
+            said.append("the fight's pools")
+    return tuple(dict.fromkeys(said))
+
+
+UNDO_LABELS = {PARTY_TABLE: describe_party, THREADS: describe_thread}
 
 
 def resolve_undo(request: Bare, context: Context, dice: DiceSource) -> Resolution:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from referee.english import with_article
 from referee.errors import RuleViolation, TagError
 from referee.limits import DEFAULT_LIMITS, Limits
 from referee.systems.trikus.duel import DieKind, Entrant
@@ -100,9 +101,9 @@ def parse_policy(text: str, limits: Limits = DEFAULT_LIMITS) -> Policy:
 
 
 def _whole(key: str, value: str | None, limits: Limits) -> int:
-    if value is None or not value.isdigit() or len(value) > 4:
+    if value is None or not (value.isascii() and value.isdigit()):
         raise TagError(f"{key} needs a whole number, not {value!r}.", USAGE)
-    number = int(value)
+    number = int(value) if len(value) <= 4 else limits.max_dice + 1
     if number > limits.max_dice:
         raise TagError(f"{key} is at most {limits.max_dice}.", USAGE)
     return number
@@ -130,13 +131,17 @@ class Commitment:
         return Entrant(self.name, pool + self.extra, p.light, p.escape, p.negotiate, gm)
 
 
+def _dice(count: int, kind: str) -> str:
+    return f"{count} {kind} {'die' if count == 1 else 'dice'}"
+
+
 def has(character: Character) -> str:
     """What a character can pay, for refusals."""
     free = [character.lines[i].dice for i in character.free_lines]
     lines = ", ".join(f"{d}-die" for d in free) if free else "none (exhausted)"
     return (
-        f"{character.name} has free lines: {lines}; {character.morale} Morale dice; "
-        f"{character.light} Light tokens"
+        f"{character.name} has free lines: {lines}; {_dice(character.morale, 'Morale')}; "
+        f"{character.light} Light token{'' if character.light == 1 else 's'}"
     )
 
 
@@ -168,7 +173,7 @@ def commit(
         if policy.line is not None:
             if policy.line not in character.tier.lines:
                 sizes = " or ".join(str(d) for d in sorted(set(character.tier.lines)))
-                problems.append(f"a {character.tier.value}'s lines have {sizes} dice")
+                problems.append(f"{with_article(character.tier.value)}'s lines have {sizes} dice")
             else:
                 matching = [i for i in free if character.lines[i].dice == policy.line]
                 if not matching:
@@ -182,7 +187,7 @@ def commit(
     elif policy.line is not None:
         problems.append("a fight's pool carries over between rounds: no new line is struck")
     if policy.morale > character.morale:
-        problems.append(f"{name} has {character.morale} Morale dice, not {policy.morale}")
+        problems.append(f"{name} has {_dice(character.morale, 'Morale')}, not {policy.morale}")
     if policy.light > character.light:
         problems.append(f"light={policy.light} but {name} has {character.light} Light tokens")
     if policy.escape is not None and not (policy.escape[0] >= 1 and 1 <= policy.escape[1] <= 10):

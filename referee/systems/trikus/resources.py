@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from referee.english import with_article
 from referee.errors import RuleViolation
 from referee.systems.trikus.changes import Change, ChangeKind, apply, line_change
 from referee.systems.trikus.rulings import CatastropheLine, Rulings
@@ -249,8 +250,8 @@ def write_sides(
     if len(set(named)) != len(named):
         problems.append("each side once")
     if problems:
-        article = "An" if character.tier is Tier.ADVANCED else "A"
-        raise RuleViolation(f"{article} {character.tier.value} writes " + "; ".join(problems) + ".")
+        who = with_article(character.tier.value, capital=True)
+        raise RuleViolation(f"{who} writes " + "; ".join(problems) + ".")
     return (
         Change(ChangeKind.SIDES_WRITTEN, name, 0, ", ".join(light)),
         Change(ChangeKind.SIDES_WRITTEN, name, 1, ", ".join(dark)),

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from referee.english import with_article
 from referee.errors import RuleViolation, StoreError, UnknownName
 from referee.limits import DEFAULT_LIMITS, Limits
 from referee.systems.changes import find_name
@@ -404,9 +405,8 @@ def new_character(sheet: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> 
         sides[key] = names
         if tier is not None and len(names) != tier.sides[index]:
             kind = key.split("_")[0].capitalize()
-            problems.append(
-                f"a {tier.value} writes {tier.sides[index]} {kind} side(s), not {len(names)}."
-            )
+            who = with_article(tier.value)
+            problems.append(f"{who} writes {tier.sides[index]} {kind} side(s), not {len(names)}.")
     allies = _names(sheet.get("allies", []), "allies", problems, limits)
     equipment = _equipment(sheet.get("equipment", []), problems, limits)
     if problems:

@@ -33,7 +33,7 @@ OPEN_USAGE = (
     "or [[open duel Kara, Zuzia]]"
 )
 DECLARE_USAGE = f"[[declare Kara line=1 morale=1]] (words: {POLICY_WORDS})"
-TEST_USAGE = "[[test Kara morale=1]], or as the GM [[test Kara vs 2]]"
+TEST_USAGE = "[[test Kara morale=1]]"  # a GM may add the pool: [[test Kara vs 2]]
 ANSWER_USAGE = "[[answer yes]] or [[answer no]]"
 DIFFICULTY_USAGE = "[[difficulty 2]] or [[difficulty off]]"
 COUNT_USAGE = {
@@ -148,7 +148,8 @@ class Renew:
 
 
 def _small(text: str, what: str, usage: str, high: int = 99) -> int:
-    if not text.isdigit() or len(text) > 3 or not 0 <= int(text) <= high:
+    # ASCII digits only: str.isdigit() also takes "³" and "①", which int() refuses.
+    if not (text.isascii() and text.isdigit()) or len(text) > 3 or not 0 <= int(text) <= high:
         raise TagError(f"{what} is a whole number up to {high}, not '{shorten(text)}'.", usage)
     return int(text)
 
@@ -292,7 +293,7 @@ def count_parser(verb: str, required: bool = False) -> Callable[[str, ParseConte
     def parse(rest: str, context: ParseContext) -> Count:
         words = rest.split()
         count = None
-        if words and words[-1].isdigit() and (len(words) > 1):
+        if len(words) > 1 and words[-1].isdigit():
             count = _small(words[-1], "The count", usage)
             words = words[:-1]
         if required and count is None:

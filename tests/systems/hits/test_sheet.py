@@ -135,3 +135,9 @@ def test_stored_sheet_must_be_an_object():
     """A stored sheet that is not a JSON object is refused, not crashed on."""
     with pytest.raises(RuleViolation, match="JSON object"):
         character_from_dict([1, 2])
+
+
+def test_a_nameless_ability_is_refused_as_an_ability():
+    """A blank trait name reads "an ability's name", not "a ability's"."""
+    kara = replace(new_character("Kara", Attribute.BODY, Attribute.MIND), abilities=(("", 1),))
+    assert ["an ability's name has 1 to 64 characters"] == character_problems(kara)

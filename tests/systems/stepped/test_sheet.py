@@ -406,3 +406,10 @@ def test_every_problem_is_reported_at_once() -> None:
         weapons=(Weapon("rifle", WeaponKind.RANGED),),
     )
     assert 4 == len(validate_character(bad, RULES))
+
+
+def test_a_race_cap_names_the_race_with_its_article() -> None:
+    """A race whose name opens with a vowel reads "an ewok may have at most 3"."""
+    rules = replace(RULES, races={**RULES.races, "ewok": Race("ewok")})
+    expected = ["Agility has 4 points; an ewok may have at most 3."]
+    assert expected == validate_character(kara(race="ewok", stats=points(1, 4, 3, 3)), rules)

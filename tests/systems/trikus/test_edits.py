@@ -211,3 +211,46 @@ def test_blind_dark_hides_sides_written_before_the_ruling(open_campaign) -> None
     assert "vain" in str(table.state()["characters"]["zuzia"]["sheet"]["dark_sides"])
     shown = table.post("[[sheet Zuzia]]")
     assert ("vain" in shown, "light sides: bold" in shown) == (False, True)
+
+
+UNDONE_CASES = [
+    # (the posts before the undo, by author; what the undo's reply says was taken back)
+    ([("[[light Zuzia 2]]", "gm")], "undone: Zuzia."),
+    ([("[[master Grom]]", "gm")], "undone: the master NPCs."),
+    ([("[[difficulty 2]]", "gm")], "undone: the difficulty set in this thread."),
+    ([("[[open fight 2 Ida, Zuzia]]", "gm")], "undone: the fight opened in this thread."),
+    (
+        [("[[open test 2 Ida, Zuzia]]", "gm"), ("[[declare Ida]]", "ida")],
+        "undone: Ida's declaration.",
+    ),
+    (
+        [("[[difficulty 2]]", "gm"), ("[[test Pawel]]", "pawel")],
+        "undone: Pawel, the test played in this thread.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("posts", "undone"), UNDONE_CASES)
+def test_undo_names_exactly_what_it_took_back(
+    table: Table, posts: list[tuple[str, str]], undone: str
+) -> None:
+    """The undo's reply names the change taken back, never tests where there were none."""
+    for body, author in posts:
+        table.post(body, author=author)
+    reply = table.post("[[undo]]")
+    assert undone in reply
+
+
+def test_an_advanced_application_refusal_reads_an_advanced(table: Table) -> None:
+    """An Advanced applying with the wrong side counts is told "An advanced writes ...\""""
+    text = "[[apply]]\n\n```\nname: Vey\ntier: advanced\nlight: calm\ndark: sly\n```"
+    refused = table.post(text, author="vey")
+    assert "An advanced writes 2 Light side\\(s\\), not 1" in refused
+    assert "A advanced" not in refused
+
+
+def test_an_advanced_striking_a_line_he_lacks_reads_an_advanced(table: Table) -> None:
+    """Zuzia (Advanced) naming a 3-die line is told "an advanced's lines have ..."."""
+    table.post("[[difficulty 2]]")
+    refused = table.post("[[test Zuzia line=3]]", author="zuzia")
+    assert "an advanced's lines have" in refused

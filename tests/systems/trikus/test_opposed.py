@@ -196,7 +196,7 @@ def test_exhausted_player_is_refused_with_what_he_has(party: Party) -> None:
     with pytest.raises(RuleViolation, match="exhausted") as refusal:
         resolve_test(party, 1, [("M", Policy())], FixedDice([]))
     assert "0 Morale dice; 0 Light tokens" in refusal.value.message
-    with pytest.raises(RuleViolation, match="1 Morale dice, not 2"):
+    with pytest.raises(RuleViolation, match="1 Morale die, not 2"):
         resolve_test(
             apply(party, [Change(ChangeKind.MORALE_GAINED, "P", 1)]),
             1,

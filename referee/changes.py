@@ -108,6 +108,11 @@ def _snapshot(table: Table, key: str) -> Snapshot:
     return dumps(key) if dumps is not None else table.get(key)
 
 
+def _snapshot_bytes(table: Table, key: str) -> bytes | None:
+    snapshot = _snapshot(table, key)
+    return snapshot if snapshot is None or isinstance(snapshot, bytes) else orjson.dumps(snapshot)
+
+
 def _decoded(snapshot: Snapshot) -> dict[str, Any] | None:
     return orjson.loads(snapshot) if isinstance(snapshot, bytes) else snapshot
 
@@ -122,6 +127,11 @@ class TrackedTable:
 
     def get(self, key: str) -> dict[str, Any] | None:
         return self._table.get(key)
+
+    def dumps(self, key: str) -> bytes | None:
+        """The record under ``key`` as JSON, or None: the table's own bytes when it keeps them
+        (the same object until the record is written again), else freshly encoded."""
+        return _snapshot_bytes(self._table, key)
 
     def put(self, key: str, record: Mapping[str, Any]) -> None:
         self._changes._note(self._table, key)

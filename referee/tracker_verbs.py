@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from . import notation, tracker
 from .campaign import NextBy, character_key
 from .errors import Forbidden, RuleViolation, TagError, UnknownName, UserError
@@ -314,14 +316,48 @@ def _gm(context: Context, doing: str) -> None:
 # ------------------------------------------------------------------------ the state
 
 
+_PARSED = "referee.trackers"  # the run's cache: thread -> (its record's JSON, its Tracker)
+
+
 def load(context: Context) -> Tracker | None:
-    """The thread's tracker, or None when the thread has none."""
-    record = context.table(TABLE).get(context.post.thread)
-    return tracker.from_record(record) if record is not None else None
+    """The thread's tracker, or None when the thread has none.
+
+    Every [[next]] reads the tracker the last tag wrote: the value is kept beside the
+    JSON the store holds for it, and used while the store still holds those very bytes
+    (any other write, an undo included, leaves new bytes there).
+    """
+    table = context.table(TABLE)
+    thread = context.post.thread
+    encoded = table.dumps(thread)
+    if encoded is None:
+        return None
+    known = context.cache.get(_PARSED)
+    if known is not None:
+        kept = known.get(thread)
+        if kept is not None and kept[0] is encoded:
+            return kept[1]
+    value = tracker.from_record(orjson.loads(encoded))
+    _keep(context, thread, encoded, value)
+    return value
+
+
+def _keep(context: Context, thread: str, encoded: bytes, value: Tracker) -> None:
+    known = context.cache.get(_PARSED)
+    if known is None or len(known) >= _KEPT:
+        known = context.cache[_PARSED] = {}
+    known[thread] = (encoded, value)
+
+
+_KEPT = 256  # threads whose tracker is kept; a batch plays one thread, a worker a few
 
 
 def _save(context: Context, value: Tracker) -> None:
-    context.table(TABLE).put(context.post.thread, tracker.to_record(value, context.post.thread))
+    table = context.table(TABLE)
+    thread = context.post.thread
+    table.put(thread, tracker.to_record(value, thread))
+    encoded = table.dumps(thread)
+    if encoded is not None:
+        _keep(context, thread, encoded, value)
 
 
 def clear(context: Context) -> bool:

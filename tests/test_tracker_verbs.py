@@ -6,10 +6,11 @@ import itertools
 
 import pytest
 
+from referee import tracker_verbs
 from referee.forum import Post
 from referee.pipeline import Referee
 from referee.testing import sheet
-from referee.tracker import from_record
+from referee.tracker import advance, from_record
 from referee.tracker_verbs import TABLE
 
 GM = "gm"
@@ -280,3 +281,33 @@ def test_a_system_without_initiative_sets_the_order_by_hand(open_campaign) -> No
     rolled = _post(referee, "kara_p", "[[init Kara]]")
     assert (0, 1, 1) == (own.problems, other.problems, rolled.problems)
     assert "rolls no initiative" in rolled.text
+
+
+def test_next_after_a_void_moves_on_from_the_turn_the_void_put_back(open_campaign) -> None:
+    """A voided [[next]] puts the turn back; the following [[next]] starts from there."""
+    campaign = _campaign(open_campaign)
+    referee = Referee(campaign)
+    _post(referee, GM, "[[init Kara, Dax, Trooper 1]]")
+    started = _tracker(campaign)
+    moved = _post(referee, GM, "[[next]]")
+    voided = _post(referee, GM, f"[[void {moved.post.id36}-1 moved too soon]]")
+    after_void = _tracker(campaign)
+    _post(referee, GM, "[[next]]")
+    assert (0, started, advance(started).tracker) == (
+        voided.problems,
+        after_void,
+        _tracker(campaign),
+    )
+
+
+def test_a_tracker_write_rolled_back_is_not_read_back(open_campaign) -> None:
+    """A tag's change to the tracker, undone when the tag fails, is gone for the next tag."""
+    campaign = _campaign(open_campaign)
+    referee = Referee(campaign)
+    _post(referee, GM, "[[init Kara, Dax, Trooper 1]]")
+    started = _tracker(campaign)
+    context = referee.session.context(Post("t1_undone", "t3_fight", GM, "", 0.0))
+    tracker_verbs._save(context, advance(started).tracker)
+    written = tracker_verbs.load(context)
+    context.changes.rollback()
+    assert (advance(started).tracker, started) == (written, tracker_verbs.load(context))

@@ -246,8 +246,9 @@ def attack(
     (True, True, 'dead')
     """
     rulings = rules.rulings
-    kind = AttackKind(kind)
-    location = Location(location)
+    # Members pass as they are: an Enum call costs a microsecond even for a member.
+    kind = kind if type(kind) is AttackKind else AttackKind(kind)
+    location = location if type(location) is Location else Location(location)
     if _fold(attacker.name) == _fold(target.name):
         raise RuleViolation(f"{attacker.name} cannot attack themselves.")
     _refuse_if_down(attacker, "attack")

@@ -232,6 +232,14 @@ def _weapon(character: Character, name: str | None) -> Weapon | None:
     raise UnknownName(f"{character.name} has no weapon called '{name}'. Their weapons: {owned}.")
 
 
+_LOCATIONS = {location.value: location for location in Location}
+
+
+def _location(word: str) -> Location:
+    """``Location(word)``, without the Enum call's cost for the usual words."""
+    return _LOCATIONS.get(word) or Location(word)
+
+
 def resolve_attack(request: Attack, context: Context, dice: DiceSource) -> Resolution:
     if fleet(context).is_vehicle(request.attacker) or fleet(context).is_vehicle(request.target):
         return resolve_vehicle_attack(request, context, dice)
@@ -245,7 +253,7 @@ def resolve_attack(request: Attack, context: Context, dice: DiceSource) -> Resol
         context.rules,
         dice,
         weapon=_weapon(attacker, request.weapon),
-        location=Location(request.location.split()[-1]),  # "left arm" is an arm
+        location=_location(request.location.split()[-1]),  # "left arm" is an arm
         aware=not request.unaware,
         subdue=request.subdue,
         modifier=request.modifier,

@@ -156,6 +156,9 @@ def die_of(c: Character, stat: Stat, rules: Rules) -> int:
     return die_for_points(stepped_down(c, points, rules))
 
 
+_PLANS = "_trait_plans"  # a character's memo of its trait plans, in its own __dict__
+
+
 def _plan_trait(
     c: Character,
     stats: Sequence[Stat],
@@ -166,19 +169,35 @@ def _plan_trait(
 ) -> _Plan:
     if not stats:
         raise ValueError("a trait roll needs at least one stat")
+    # A plan depends only on the sheet (frozen: a wound makes a new Character), the stats
+    # and the rules; an attack plans four, so each is worked out once per sheet and kept
+    # in the character's __dict__ beside its fields, as functools.cached_property does.
+    memo = c.__dict__.get(_PLANS)
+    if memo is None or memo[0] is not rules:
+        memo = (rules, {})
+        c.__dict__[_PLANS] = memo
+    key = (*stats, wild)
+    base = memo[1].get(key)
+    if base is None:
+        base = memo[1][key] = _trait_base(c, stats, rules, wild)
+    label, sides, named, own = base
+    return _Plan(c.name, label, sides, named, named and wild, own + tuple(modifiers))
+
+
+def _trait_base(
+    c: Character, stats: Sequence[Stat], rules: Rules, wild: bool
+) -> tuple[str, tuple[int, ...], bool, tuple[Modifier, ...]]:
+    """What a trait plan takes from the sheet: label, dice, named, own modifiers."""
     stats = [stat if type(stat) is Stat else Stat(stat) for stat in stats]
     race = _race(c, rules)
     race_bonus = sum(race.modifiers.get(stat, 0) for stat in stats)
     race_modifier = (Modifier("race", race_bonus),) if race_bonus else ()
     own = race_modifier + trait_modifiers(c, stats)
-    named = is_named(c)
-    return _Plan(
-        c.name,
+    return (
         " + ".join(stat.value for stat in stats),
         tuple(die_of(c, stat, rules) for stat in stats),
-        named,
-        named and wild,
-        own + _wound_modifiers(c, rules) + tuple(modifiers),
+        is_named(c),
+        own + _wound_modifiers(c, rules),
     )
 
 

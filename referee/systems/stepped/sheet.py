@@ -460,7 +460,7 @@ def _read_weapon(reader: _Reader, record: Mapping[str, Any], index: int) -> Weap
     name = reader.text(record, "name", where, None)
     if name:
         where = f"weapon '{name}': "
-    kind = reader.choice(record, "kind", where, {k.value: k for k in WeaponKind}, None)
+    kind = reader.choice(record, "kind", where, _WEAPON_KINDS, None)
     count = sides = 0
     modifier = reader.integer(record, "modifier", where, 0)
     damage = record.get("damage")
@@ -533,7 +533,7 @@ def character_from_record(record: Mapping[str, Any]) -> Character:
     reader = _Reader()
     reader.unknown(record, _SHEET_KEYS, "")
     name = reader.text(record, "name", "", None)
-    kind = reader.choice(record, "kind", "", {k.value: k for k in Kind}, None)
+    kind = reader.choice(record, "kind", "", _KINDS, None)
     race = reader.text(record, "race", "", "human")
     background = reader.choice(record, "background", "", BACKGROUND_WORDS, "soldier")
     named = reader.flag(record, "named", "", False)
@@ -578,8 +578,20 @@ def character_from_record(record: Mapping[str, Any]) -> Character:
     )
 
 
+# Read and written with every sheet: an Enum's members and values, looked up once (an
+# Enum call and its .value property are Python-level calls on each use).
+_KINDS = {kind.value: kind for kind in Kind}
+_WEAPON_KINDS = {kind.value: kind for kind in WeaponKind}
+_STAT_WORDS = tuple((stat, stat.value) for stat in Stat)
+
+
+def _value(enum: type[Enum], member: Any) -> Any:
+    """``enum(member).value``: the word a record keeps for a member (or for its word)."""
+    return member._value_ if type(member) is enum else enum(member).value
+
+
 def _weapon_record(weapon: Weapon) -> dict[str, Any]:
-    record: dict[str, Any] = {"name": weapon.name, "kind": weapon.kind.value}
+    record: dict[str, Any] = {"name": weapon.name, "kind": _value(WeaponKind, weapon.kind)}
     if weapon.dice_count or weapon.dice_sides:
         bonus = f"{weapon.modifier:+d}" if weapon.modifier else ""
         record["damage"] = f"{weapon.dice_count}d{weapon.dice_sides}{bonus}"
@@ -599,15 +611,15 @@ def character_to_record(c: Character) -> dict[str, Any]:
     """
     record: dict[str, Any] = {
         "name": c.name,
-        "kind": Kind(c.kind).value,
+        "kind": _value(Kind, c.kind),
         "race": c.race,
-        "background": Background(c.background).value,
+        "background": _value(Background, c.background),
         "named": c.named,
         "wounds_survived": c.wounds_survived,
         "wounds": c.wounds,
         "incapacitated": c.incapacitated,
         "armour": c.armour,
-        "stats": {stat.value: c.stats[stat] for stat in Stat if stat in c.stats},
+        "stats": {word: c.stats[stat] for stat, word in _STAT_WORDS if stat in c.stats},
         "weapons": [_weapon_record(weapon) for weapon in c.weapons],
         "magic": [
             {

@@ -298,6 +298,19 @@ def test_race_modifier_applies_per_stat() -> None:
     assert ((Modifier("race", 1),), 4) == (strength.modifiers, strength.total)
 
 
+def test_the_same_sheet_rolls_by_each_campaigns_rules_and_its_own_wounds() -> None:
+    """A character rolled under other rules, or wounded since, rolls by those, not the first."""
+    races = {"human": Race("human"), "wookiee": Race("wookiee", 4, {Stat.STRENGTH: 1})}
+    wookiee = npc(race="wookiee", wounds_survived=2)
+    plain = Rules(races=races)
+    painful = Rules(Rulings(wound_penalty_applies_to=PenaltyAppliesTo.ALL), races)
+    first = roll_trait(wookiee, [Stat.STRENGTH], plain, FixedDice([3]))
+    wounded = apply_wounds(wookiee, 1, painful)
+    again = roll_trait(wounded, [Stat.STRENGTH], painful, FixedDice([3]))
+    stricter = roll_trait(wounded, [Stat.STRENGTH], Rules(races=races), FixedDice([3]))
+    assert (4, 3, 4) == (first.total, again.total, stricter.total)
+
+
 def test_unknown_race_refuses_to_roll() -> None:
     """A character of a race missing from the table cannot roll."""
     with pytest.raises(UnknownName):

@@ -19,7 +19,7 @@ from typing import Any
 
 from . import notation, tracker_verbs
 from .campaign import character_key, store_entry
-from .changes import ChangeSet, Table
+from .changes import ChangeSet, Table, TrackedTable
 from .dice import DiceSource
 from .errors import Forbidden, NoSuchCharacter, RuleViolation, TagError, UnknownName, UserError
 from .forum import Post
@@ -305,17 +305,9 @@ class Context:
         """Whether this post's answer may show what only the GMs know: a GM, in private."""
         return self.private and self.by_gm
 
-    def table(self, name: str) -> Table:
+    def table(self, name: str) -> TrackedTable:
         """The store table ``name``, its writes tracked in the tag's change set."""
         return self.changes.table(name)
-
-    @property
-    def name_starts(self) -> frozenset[str]:
-        """The first words of every character's name (which words may start a name)."""
-        names = self.known_names
-        if self._starts is None or self._starts[0] is not names:
-            self._starts = (names, frozenset(name.split(" ", 1)[0] for name in names))
-        return self._starts[1]
 
     @property
     def known_names(self) -> frozenset[str]:

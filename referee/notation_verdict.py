@@ -38,6 +38,7 @@ from .notation_roll import RolledExpression
 TEMPLATE = "verdict_dice.md.j2"
 
 Fill = Callable[[Any, str], str]  # (the rolled expression, the roll id) to the verdict's text
+_NEW = object()  # a form of an expression not written yet
 
 
 class _Slot:
@@ -66,7 +67,7 @@ class DiceShapes:
 
     def __init__(self, environment: jinja2.Environment, jinja: Callable[..., str]) -> None:
         self._jinja = jinja  # the real template's render(v=..., compact=...), to check a shape
-        self._shapes: dict[tuple[int, bool, int], tuple[Any, Fill | None]] = {}
+        self._shapes: dict[int, list[Any]] = {}
         self._nonce = secrets.token_hex(8)  # markers no player can write into a label
         self._template = _shadow_template(environment, self._tree, self._odds_note)
         self._sources: list[str] = []  # a marker's number to the source of its value
@@ -75,22 +76,24 @@ class DiceShapes:
 
     @property
     def active(self) -> bool:
-        """Whether the campaign renders dice with the core's template (the fast path is on)."""
+        """Whether the campaign renders dice with the core's template (else Jinja does)."""
         return self._template is not None
 
     def write(self, verdict: Any, compact: bool) -> str | None:
         result = verdict.result
-        if type(result) is not RolledExpression or self._template is None:
+        if type(result) is not RolledExpression:
             return None
         expression = result.expression
-        key = (id(expression), compact, len(result.sets))
-        known = self._shapes.get(key)
-        if known is None or known[0] is not expression:
-            known = (expression, self._learn(verdict, compact))
+        # By the expression's identity (it comes from the parse cache), kept beside it
+        # so a reused id cannot match: its number of sets, then a fill a form.
+        known = self._shapes.get(id(expression))
+        if known is None or known[0] is not expression or known[1] != len(result.sets):
             if len(self._shapes) >= 1024:
                 self._shapes.clear()
-            self._shapes[key] = known
-        fill = known[1]
+            known = self._shapes[id(expression)] = [expression, len(result.sets), _NEW, _NEW]
+        fill = known[3] if compact else known[2]
+        if fill is _NEW:
+            fill = known[3 if compact else 2] = self._learn(verdict, compact)
         return None if fill is None else fill(result, verdict.roll_id)
 
     def _marker(self, source: str) -> str:

@@ -101,7 +101,7 @@ def test_a_campaigns_own_dice_template_turns_the_shapes_off(tmp_path):
         return renderer._verdict(Verdict(Tag(0, "roll 1d6"), "a-1", "dice", rolled), False)
 
     assert ["high 5", "low 2", "high 6"] == [verdict(5), verdict(2), verdict(6)]
-    assert renderer._dice_shapes is not None and not renderer._dice_shapes.active
+    assert renderer._dice_shapes is None  # no shapes: Jinja renders every dice verdict
 
 
 def test_a_system_filter_in_place_of_the_cores_turns_the_shapes_off():
@@ -110,4 +110,4 @@ def test_a_system_filter_in_place_of_the_cores_turns_the_shapes_off():
     renderer._environment.filters["tree"] = lambda rolled: "TREE"
     verdict = _verdict("2d6+3", "t1_a")
     assert "TREE" in renderer._verdict(verdict, False)
-    assert renderer._dice_shapes is not None and not renderer._dice_shapes.active
+    assert renderer._dice_shapes is None  # no shapes: Jinja renders every dice verdict

@@ -129,7 +129,9 @@ def joint_ends(
     slots = {kinds[i]: slot for slot, i in enumerate(tracked)}
     counts, joint = _walk(gm_dice, entrants, kinds, lanes, slots, max_work)
     size = [kinds.count(k) for k in range(len(classes))]
-    ends = {end: tuple(counts[k][end] / size[k] for k in kinds) for end in _ENDS}
+    ends: dict[PairEnd, tuple[Fraction, ...]] = {
+        end: tuple(counts[k][end] / size[k] for k in kinds) for end in _ENDS
+    }
     return ends, joint
 
 
@@ -407,7 +409,9 @@ def _walk(
             work += _throw(gm_left, live, tuple(ended), mass, lanes, levels)
             if work > max_work:
                 raise OddsTooCostly(f"more than {max_work} joint transitions to examine")
-    counts = [{end: Fraction(e[end], scale) for end in _ENDS} for e in ends]
+    counts: list[dict[PairEnd, Fraction]] = [
+        {end: Fraction(e[end], scale) for end in _ENDS} for e in ends
+    ]
     return counts, {key: Fraction(mass, scale) for key, mass in joint_ends.items() if mass}
 
 
@@ -435,7 +439,7 @@ def _finish_tracked(
         joint_ends[key] += _times(mass, chance)
 
 
-_ENDS = tuple(end for end in PairEnd if end is not PairEnd.LIVE)
+_ENDS: tuple[PairEnd, ...] = tuple(end for end in PairEnd if end is not PairEnd.LIVE)
 
 
 def _left(gm_left: int, joint: tuple[Lane, ...]) -> int:

@@ -98,6 +98,8 @@ class DiceShapes:
             if len(self._shapes) >= 1024:
                 self._shapes.clear()
             known = self._shapes[id(expression)] = [expression, len(result.sets), _NEW, _NEW]
+        if len(result.odds) != known[1]:  # rolled without its odds: Jinja says what is wrong
+            return None
         fill = known[3] if compact else known[2]
         if fill is _NEW:
             fill = known[3 if compact else 2] = self._learn(verdict, compact)

@@ -102,3 +102,17 @@ def test_the_roster_and_characters_show_lines_and_tokens(
     assert kara in page
     michal = next(row for row in rows if row.startswith("Michal"))
     assert ("master" in michal, " 3-die " in michal) == (True, True)
+
+
+def test_a_gm_adjustment_says_what_changed_once(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A GM verb's reply is its changes as a sentence, not a heading that repeats them."""
+    out, _ = batch_demo(demo, capsys)
+    said = {
+        "forced refresh": "\n**Refresh**: every line returns (forced by the GM).",
+        "Dark token": "\nThe GM spends 1 of Zuzia's Dark tokens: a Dark side comes into play",
+        "sacrifice": "\n**A Master's sacrifice.** **Michal falls to the Dark Side**",
+    }
+    assert {name: True for name in said} == {name: text in out for name, text in said.items()}
+    assert [] == [line for line in out.splitlines() if line.startswith("**GM: ")]

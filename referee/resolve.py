@@ -482,8 +482,15 @@ def _application_for(
         if any(version["post"] == parent for version in application["versions"]):
             return key, application
     example = {"approve": "", "reject": ": the sheet does not fit", "revise": ": fix Agility"}
+    # The example names an application waiting here, so it can be used as written.
+    waiting = [
+        str(a.get("name", key))
+        for key, a in applications.items()
+        if a.get("status") in (STATUS_PENDING, STATUS_NEEDS_CHANGES)
+    ]
+    named = waiting[0] if waiting else "NAME"
     raise UserError(
-        f"Reply to the application you decide on, or name it: [[{decision} Orla Vex"
+        f"Reply to the application you decide on, or name it: [[{decision} {named}"
         f"{example.get(decision, '')}]]."
     )
 

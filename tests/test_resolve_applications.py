@@ -304,3 +304,14 @@ def test_a_player_reapplying_for_his_own_character_may_be_approved_again(open_ca
         stored["owner"],
         stored["sheet"]["stats"]["agility"],
     )
+
+
+def test_a_decision_that_names_no_application_shows_one_waiting_here(open_campaign):
+    """[[approve]] not in reply to an application is shown the form with a waiting one's name."""
+    campaign = open_campaign()
+    referee = Referee(campaign)
+    before = _gm(referee, "[[approve]]", "t1_early", parent="t3_t")
+    _apply(referee, body=SHEET.format(agility=2).replace("Orla Vex", "Ida Marr"))
+    after = _gm(referee, "[[reject]]", "t1_late", parent="t3_t", created=6.0)
+    shown = ("approve NAME&#93;&#93;" in before.text, "reject Ida Marr\\: the sheet" in after.text)
+    assert (True, True) == shown, (before.text, after.text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -79,7 +80,21 @@ def _tags_digest(tags: tuple[Tag, ...]) -> str:
 
 
 def _iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat(timespec="seconds")
+    """``seconds`` since the epoch as an ISO 8601 UTC time, to the second.
+
+    A post asks for the time three times and a batch's posts share their seconds, so
+    the last second's text is kept (not for a time that rounds up to the next second).
+    """
+    whole = math.floor(seconds)
+    if whole != _last_iso[0] or seconds - whole >= 0.9999995:
+        text = datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat(timespec="seconds")
+        if seconds - whole >= 0.9999995:
+            return text
+        _last_iso[:] = [whole, text]
+    return str(_last_iso[1])
+
+
+_last_iso: list[Any] = [None, ""]  # the second _iso wrote last, and its text
 
 
 class Session:

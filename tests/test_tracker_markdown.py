@@ -21,13 +21,22 @@ from referee.tracker_verbs import TrackerResult
 
 REFERENCE_MACROS = (Path(__file__).parent / "golden" / "tracker_macros_reference.md.j2").read_text()
 
-PIECE = "{{ m.%s }}\x1e{{ tracker_%s }}\x1e{{ kept.%s }}\x1d\n"
+
+def _piece(name: str, argument: str) -> str:
+    """One piece three ways: the reference macro, the filter, the kept macro."""
+    macro = f"{name}({argument})"
+    ways = (f"m.{macro}", f"{argument}|tracker_{name}", f"kept.{macro}")
+    return "\x1e".join("{{ " + way + " }}" for way in ways) + "\x1d\n"
+
+
 PIECES = "".join(
     [
         '{% import "reference" as m %}{% import "tracker_macros.md.j2" as kept %}\n',
-        *(PIECE % ((call,) * 3) for call in ("whose(t)", "order(t)", "expired(r)")),
-        "{% for turn in t.groups %}" + PIECE % (("names(turn)",) * 3),
-        "{% for c in turn.combatants %}" + PIECE % (("conditions(c)",) * 3),
+        _piece("whose", "t"),
+        _piece("order", "t"),
+        _piece("expired", "r"),
+        "{% for turn in t.groups %}" + _piece("names", "turn"),
+        "{% for c in turn.combatants %}" + _piece("conditions", "c"),
         "{% endfor %}{% endfor %}",
     ]
 )

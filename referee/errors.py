@@ -7,6 +7,7 @@ Errors split by who must act on them::
     │   ├── TagError           a roll tag that cannot be parsed (carries the right form)
     │   ├── RuleViolation      a legal tag that the rules refuse ("Kara is dead")
     │   ├── UnknownName        a character, weapon, technique or stat that does not exist
+    │   │   └── NoSuchCharacter  a name no character (visible to the poster) has, nor starts
     │   └── Forbidden          the poster may not do this (not the owner, not a GM)
     └── OperatorError          the world or the set-up failed; .message is for the operator
         ├── ConfigError        config.toml, the secret or the campaign data is wrong
@@ -48,6 +49,18 @@ class RuleViolation(UserError):
 
 class UnknownName(UserError):
     """A name that matches no character, weapon, technique or stat."""
+
+
+class NoSuchCharacter(UnknownName):
+    """No character has (or starts with) the name typed; ``name`` is what the post wrote.
+
+    A system whose tags also name other things (stepped's vehicles) catches it to say
+    what the name could have been instead.
+    """
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
 
 
 class Forbidden(UserError):

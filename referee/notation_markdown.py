@@ -306,6 +306,13 @@ WRITERS: dict[type, Callable[[_Writer, Any], str]] = {
 }
 
 
+def plain_writer(node: Any) -> Callable[[Any], str | None] | None:
+    """The compiled writer of a plain tree rooted at ``node`` (None for any other tree):
+    it writes a set of that tree as :func:`markdown` does, or returns None (then
+    :func:`markdown` writes it) when some enclosing operation changed the set."""
+    return _tree(node)[2]
+
+
 def markdown(rolled: Any) -> str:
     """One rolled set as Markdown, without its total (the template adds it in bold)."""
     node = rolled.node

@@ -24,6 +24,7 @@ from .limits import DEFAULT_LIMITS, Limits
 from .verdicts import Reply, Verdict
 
 if TYPE_CHECKING:
+    from .notation_verdict import DiceShapes
     from .system import System
 
 PACKAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"  # the core's own
@@ -167,6 +168,7 @@ class Renderer:
         self._environment = make_environment(templates_dir, system)
         self._reply = _Fast(self._environment.get_template("reply.md.j2"))
         self._verdicts: dict[str, _Fast] = {}
+        self._dice_shapes: DiceShapes | None = None  # made with the dice template's _Fast
         self._turn: _Fast | None = None
         self._campaign = campaign
         self._commitment = commitment
@@ -194,7 +196,16 @@ class Renderer:
         if template is None:
             template = _Fast(self._environment.get_template(f"verdict_{verdict.kind}.md.j2"))
             self._verdicts[verdict.kind] = template
-        text = _footer_apart(template.render(v=verdict, compact=compact).strip())
+            if verdict.kind == "dice":
+                from .notation_verdict import DiceShapes  # it writes dice with this module's md
+
+                self._dice_shapes = DiceShapes(self._environment, template.render)
+        # Plain dice through the stock template: its text per expression, filled in.
+        shapes = self._dice_shapes
+        written = shapes.write(verdict, compact) if shapes and verdict.kind == "dice" else None
+        if written is None:
+            written = template.render(v=verdict, compact=compact)
+        text = _footer_apart(written.strip())
         if verdict.tracker is not None:  # an initiative roll: whose turn it is now
             if self._turn is None:
                 self._turn = _Fast(self._environment.get_template("turn_note.md.j2"))

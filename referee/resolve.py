@@ -19,9 +19,9 @@ from typing import Any
 
 from . import notation, tracker_verbs
 from .campaign import character_key, store_entry
-from .changes import ChangeSet, Table
+from .changes import ChangeSet, Table, TrackedTable
 from .dice import DiceSource
-from .errors import Forbidden, RuleViolation, TagError, UnknownName, UserError
+from .errors import Forbidden, NoSuchCharacter, RuleViolation, TagError, UnknownName, UserError
 from .forum import Post
 from .limits import DEFAULT_LIMITS, Limits
 from .names import NameIndex
@@ -192,7 +192,7 @@ class Roster:
             listed = [str(r["name"]) for r in records if self.suggestable(r)][:5]
             shown = ", ".join(listed) if listed else "more than one character"
             raise UnknownName(f"'{name}' could mean {shown}; write the full name.")
-        raise UnknownName(f"No character is named '{name}'.{self.suggestion(key)}")
+        raise NoSuchCharacter(f"No character is named '{name}'.{self.suggestion(key)}", name)
 
     def suggestion(self, key: str) -> str:
         """ " Did you mean X or Y?" for a misspelt name (characters and crafts), or what to do.
@@ -200,22 +200,32 @@ class Roster:
         Accents and typing slips are forgiven (:meth:`NameIndex.suggest`); names the
         :attr:`suggestable` hook refuses (hidden NPCs) are never offered.
         """
-        if self._everything is None:
-            keys = list(self._table.keys())
-            for table in self._named:
-                keys.extend(table.keys())
-            self._everything = NameIndex(keys)
-        shown = []
-        for close in self._everything.suggest(key, allowed=self._may_suggest):
-            record = self._lookup(close)
-            if record is not None:
-                shown.append(str(record.get("name", close)))
+        shown = self.close_names(key)
         if shown:
             return f" Did you mean {' or '.join(shown)}?"
         return (
             " Check the spelling; a GM adds characters by approving an [[apply]] or with "
             "[[npc ...]]."
         )
+
+    def close_names(self, key: str, *, named_only: bool = False) -> list[str]:
+        """The names ``key`` may be a misspelling of, closest first, that the asker may learn.
+
+        Characters and the system's named tables (crafts); ``named_only``: those tables
+        alone. Hidden names (see :attr:`suggestable`) are left out.
+        """
+        if self._everything is None:
+            keys = list(self._table.keys())
+            for table in self._named:
+                keys.extend(table.keys())
+            self._everything = NameIndex(keys)
+        allowed = self._may_name_named if named_only else self.may_name
+        shown = []
+        for close in self._everything.suggest(key, allowed=allowed):
+            record = self._lookup(close)
+            if record is not None:
+                shown.append(str(record.get("name", close)))
+        return shown
 
     def _lookup(self, key: str) -> dict[str, Any] | None:
         """The record ``key`` names in the roster or a named table, if any."""
@@ -226,9 +236,17 @@ class Roster:
             record = table.get(key)
         return record
 
-    def _may_suggest(self, key: str) -> bool:
+    def may_name(self, key: str) -> bool:
+        """Whether this post's answer may name the character or craft ``key`` holds.
+
+        Not one known to the GMs only, unless a GM reads the answer alone.
+        """
         record = self._lookup(key)
         return record is not None and self._suggestable(key) and self.suggestable(record)
+
+    def _may_name_named(self, key: str) -> bool:
+        in_named = any(key in table for table in self._named)
+        return in_named and key not in self._table and self.may_name(key)
 
     def _record(self, key: str) -> dict[str, Any]:
         record = self._records.get(key)
@@ -303,17 +321,9 @@ class Context:
         """Whether this post's answer may show what only the GMs know: a GM, in private."""
         return self.private and self.by_gm
 
-    def table(self, name: str) -> Table:
+    def table(self, name: str) -> TrackedTable:
         """The store table ``name``, its writes tracked in the tag's change set."""
         return self.changes.table(name)
-
-    @property
-    def name_starts(self) -> frozenset[str]:
-        """The first words of every character's name (which words may start a name)."""
-        names = self.known_names
-        if self._starts is None or self._starts[0] is not names:
-            self._starts = (names, frozenset(name.split(" ", 1)[0] for name in names))
-        return self._starts[1]
 
     @property
     def known_names(self) -> frozenset[str]:

@@ -8,15 +8,17 @@ of this package with the dice, writes changed characters back through the contex
 
 from __future__ import annotations
 
+import functools
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, TypeVar
+from typing import cast as cast_type
 
 from referee.campaign import character_key
 from referee.dice import DiceSource
-from referee.errors import ConfigError, Forbidden, RuleViolation, UnknownName
+from referee.errors import ConfigError, Forbidden, NoSuchCharacter, RuleViolation, UnknownName
 from referee.names import NameIndex
 from referee.resolve import Context, require_control
 from referee.system import Resolution
@@ -65,12 +67,35 @@ class Fleet:
         return len(self._index.starting(key)) == 1 and not self._roster.starting(key)
 
     def key(self, name: str) -> str:
-        """The store key of the craft ``name`` means; UnknownName if none."""
-        found = self._index.resolve(character_key(name))
-        if found is None or found not in self._table:
-            hint = self._roster.suggestion(character_key(name))
-            raise UnknownName(f"No vehicle or ship is named '{name}'.{hint}")
-        return found
+        """The store key of the craft ``name`` means; UnknownName (with close crafts) if none."""
+        key = character_key(name)
+        found = self._index.resolve(key)
+        if found is not None and found in self._table:
+            return found
+        starting = [k for k in self._index.starting(key) if self._roster.may_name(k)]
+        if len(starting) > 1:
+            listed = ", ".join(str(self._record(k)["name"]) for k in starting[:5])
+            raise UnknownName(f"'{name}' could mean {listed}; write the full name.")
+        close = self._roster.close_names(key, named_only=True)
+        hint = (
+            f" Did you mean {' or '.join(close)}?"
+            if close
+            else " Check the spelling; the roster page lists the campaign's vehicles and ships."
+        )
+        raise UnknownName(f"No vehicle or ship is named '{name}'.{hint}")
+
+    def not_found(self, name: str) -> UnknownName:
+        """The error for ``name`` where a character or a craft may stand, and neither has it.
+
+        It names what the closest names are: vehicles and ships, characters, or both.
+        """
+        key = character_key(name)
+        close = self._roster.close_names(key)
+        crafts = set(self._roster.close_names(key, named_only=True))
+        if not crafts:
+            return UnknownName(f"No character is named '{name}'.{self._roster.suggestion(key)}")
+        what = "vehicle or ship" if crafts.issuperset(close) else "character, vehicle or ship"
+        return UnknownName(f"No {what} is named '{name}'. Did you mean {' or '.join(close)}?")
 
     def find_vehicle(self, name: str) -> Vehicle:
         """The vehicle or ship a player means by ``name``."""
@@ -116,6 +141,26 @@ class Change:
     def ledger(self) -> dict[str, Any]:
         """What the ledger row keeps: the name, the wounds and the state after."""
         return {"name": self.name, "wounds": self.wounds_after, "state": self.state_after}
+
+
+Resolver = TypeVar("Resolver", bound=Callable[[Any, Context, DiceSource], Resolution])
+
+
+def names_crafts_too(resolver: Resolver) -> Resolver:
+    """A resolver whose tag may name crafts: a name nobody has gets :meth:`Fleet.not_found`.
+
+    The core's roster knows characters only, so its "No character is named" would
+    mislead a player who misspelt a vehicle.
+    """
+
+    @functools.wraps(resolver)
+    def resolve(request: Any, context: Context, dice: DiceSource) -> Resolution:
+        try:
+            return resolver(request, context, dice)
+        except NoSuchCharacter as error:
+            raise fleet(context).not_found(error.name) from None
+
+    return cast_type(Resolver, resolve)
 
 
 def fleet(context: Context) -> Fleet:
@@ -190,6 +235,7 @@ def resolve_stat(request: RollStat, context: Context, dice: DiceSource) -> Resol
     return Resolution("stat", roll, trait_chance(roll, context.rules))
 
 
+@names_crafts_too
 def resolve_initiative(request: RollInitiative, context: Context, dice: DiceSource) -> Resolution:
     if any(fleet(context).is_vehicle(name) for name in request.names):
         return resolve_vehicle_initiative(request, context, dice)
@@ -240,6 +286,7 @@ def _location(word: str) -> Location:
     return _LOCATIONS.get(word) or Location(word)
 
 
+@names_crafts_too
 def resolve_attack(request: Attack, context: Context, dice: DiceSource) -> Resolution:
     if fleet(context).is_vehicle(request.attacker) or fleet(context).is_vehicle(request.target):
         return resolve_vehicle_attack(request, context, dice)
@@ -397,9 +444,16 @@ def require_combatant(context: Context, name: str, doing: str) -> Character | Cr
     return crewed
 
 
+@names_crafts_too
 def resolve_vehicle_stat(request: VehicleStat, context: Context, dice: DiceSource) -> Resolution:
     rules = _vehicle_rules(context)
-    crewed = require_combatant(context, request.vehicle, "roll")
+    try:
+        crewed = require_combatant(context, request.vehicle, "roll")
+    except NoSuchCharacter as error:
+        if error.name != request.vehicle:
+            raise
+        fleet(context).key(request.vehicle)  # no craft either: says so, with close crafts
+        raise
     if not isinstance(crewed, Crewed):
         raise RuleViolation(
             f"{crewed.name} is a character; roll a character's stats with "

@@ -157,6 +157,9 @@ def die_of(c: Character, stat: Stat, rules: Rules) -> int:
 
 
 _PLANS = "_trait_plans"  # a character's memo of its trait plans, in its own __dict__
+# What a plan keeps of the sheet (see _trait_base), by the stats rolled and the wild die.
+_TraitBase = tuple[str, tuple[int, ...], bool, tuple[Modifier, ...]]
+_PlanMemo = tuple[Rules, dict[tuple[Stat | bool, ...], _TraitBase]]
 
 
 def _plan_trait(
@@ -172,11 +175,11 @@ def _plan_trait(
     # A plan depends only on the sheet (frozen: a wound makes a new Character), the stats
     # and the rules; an attack plans four, so each is worked out once per sheet and kept
     # in the character's __dict__ beside its fields, as functools.cached_property does.
-    memo = c.__dict__.get(_PLANS)
+    memo: _PlanMemo | None = c.__dict__.get(_PLANS)
     if memo is None or memo[0] is not rules:
         memo = (rules, {})
         c.__dict__[_PLANS] = memo
-    key = (*stats, wild)
+    key: tuple[Stat | bool, ...] = (*stats, wild)
     base = memo[1].get(key)
     if base is None:
         base = memo[1][key] = _trait_base(c, stats, rules, wild)
@@ -184,9 +187,7 @@ def _plan_trait(
     return _Plan(c.name, label, sides, named, named and wild, own + tuple(modifiers))
 
 
-def _trait_base(
-    c: Character, stats: Sequence[Stat], rules: Rules, wild: bool
-) -> tuple[str, tuple[int, ...], bool, tuple[Modifier, ...]]:
+def _trait_base(c: Character, stats: Sequence[Stat], rules: Rules, wild: bool) -> _TraitBase:
     """What a trait plan takes from the sheet: label, dice, named, own modifiers."""
     stats = [stat if type(stat) is Stat else Stat(stat) for stat in stats]
     race = _race(c, rules)

@@ -130,6 +130,14 @@ def _set_line(character: Character, change: Change) -> Character:
     return _line(character, change.amount, Line(old.dice, LineStatus(status), int(left or 0)))
 
 
+def _sides_written(character: Character, change: Change) -> Character:
+    # The amount says which: 1 the Dark sides, 0 the Light ones; the detail lists them.
+    sides = tuple(filter(None, change.detail.split(", ")))
+    if change.amount:
+        return replace(character, sides_due=False, dark_sides=sides)
+    return replace(character, sides_due=False, light_sides=sides)
+
+
 def _advance(character: Character, change: Change) -> Character:
     tier = Tier(change.detail)
     return replace(character, tier=tier, lines=tuple(Line(d) for d in tier.lines), sides_due=True)
@@ -157,13 +165,7 @@ _CHARACTER: dict[ChangeKind, Callable[[Character, Change], Character]] = {
         c, dark_active=c.dark_active - ch.amount, dark_used=c.dark_used + ch.amount
     ),
     ChangeKind.DARK_SIDE_WRITTEN: lambda c, ch: replace(c, dark_sides=(*c.dark_sides, ch.detail)),
-    ChangeKind.SIDES_WRITTEN: lambda c, ch: replace(
-        c,
-        sides_due=False,
-        **{
-            "dark_sides" if ch.amount else "light_sides": tuple(filter(None, ch.detail.split(", ")))
-        },
-    ),
+    ChangeKind.SIDES_WRITTEN: _sides_written,
     ChangeKind.CATASTROPHE: lambda c, ch: c,
     ChangeKind.ESCAPED: lambda c, ch: c,
     ChangeKind.ALLY_DIED: lambda c, ch: replace(

@@ -25,6 +25,7 @@ from referee.dice import DiceSource, RecordingDice
 from referee.errors import Forbidden, RuleViolation
 from referee.resolve import Context, require_control, require_gm
 from referee.system import Resolution
+from referee.verdicts import Change as VerdictChange
 
 from .changes import Change, apply
 from .combat import Blow, RoundResult, resolve_round, start_fight
@@ -306,7 +307,7 @@ def resolve_go(request: Go, context: Context, dice: DiceSource) -> Resolution:
         raise RuleViolation("[[go all]] plays a fight to its end; a test resolves with [[go]].")
     carried = {n: _standing_words(w) for n, w in record["open"]["declarations"].items()}
     rounds: list[Played] = []
-    changes: list[Change] = []
+    changes: list[VerdictChange] = []  # each round's, as its Resolution holds them
     for _ in range(MAX_ROUNDS_AT_ONCE):
         resolution = _play_open(context, record, dice)
         rounds.append(resolution.result)

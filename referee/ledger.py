@@ -101,7 +101,9 @@ def seal_line(row: Mapping[str, Any], previous: str) -> tuple[dict[str, Any], by
     >>> orjson.loads(line) == sealed
     True
     """
-    sealed = {key: value for key, value in row.items() if key != "hash"}
+    sealed = dict(row)  # a copy made in C; a row sealed before loses its old hash
+    if "hash" in sealed:
+        del sealed["hash"]
     sealed["prev"] = previous
     canonical = orjson.dumps(sealed, option=orjson.OPT_SORT_KEYS)
     sealed["hash"] = digest = hashlib.sha256(canonical).hexdigest()

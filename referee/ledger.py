@@ -102,8 +102,7 @@ def seal_line(row: Mapping[str, Any], previous: str) -> tuple[dict[str, Any], by
     True
     """
     sealed = dict(row)  # a copy made in C; a row sealed before loses its old hash
-    if "hash" in sealed:
-        del sealed["hash"]
+    sealed.pop("hash", None)
     sealed["prev"] = previous
     canonical = orjson.dumps(sealed, option=orjson.OPT_SORT_KEYS)
     sealed["hash"] = digest = hashlib.sha256(canonical).hexdigest()

@@ -182,9 +182,36 @@ def _plan_trait(
     key: tuple[Stat | bool, ...] = (*stats, wild)
     base = memo[1].get(key)
     if base is None:
-        base = memo[1][key] = _trait_base(c, stats, rules, wild)
+        base = memo[1][key] = _shared_base(c, stats, rules, wild)
     label, sides, named, own = base
     return _Plan(c.name, label, sides, named, named and wild, own + tuple(modifiers))
+
+
+_SHARED = "_shared_trait_bases"  # the rules' memo of trait plans by what they read of a sheet
+_SHARED_KEPT = 4096
+
+
+def _shared_base(c: Character, stats: Sequence[Stat], rules: Rules, wild: bool) -> _TraitBase:
+    """:func:`_trait_base`, shared by sheets that read the same for it.
+
+    A plan reads the race, the points of the stats rolled, the kind, the named flag
+    and the wounds (and the personal traits: a sheet with any is worked out alone); a
+    wound makes a new sheet, and characters of one template share their numbers, so a
+    plan is kept in the rules' __dict__ under those values, not only on the sheet.
+    """
+    if c.traits:
+        return _trait_base(c, stats, rules, wild)
+    points = c.stats
+    key = (*stats, wild, c.race, *[points.get(stat) for stat in stats], c.kind, c.named, c.wounds)
+    shared: dict[tuple[Any, ...], _TraitBase] | None = rules.__dict__.get(_SHARED)
+    if shared is None:
+        shared = rules.__dict__[_SHARED] = {}
+    base = shared.get(key)
+    if base is None:
+        base = _trait_base(c, stats, rules, wild)
+        if len(shared) < _SHARED_KEPT:
+            shared[key] = base
+    return base
 
 
 def _trait_base(c: Character, stats: Sequence[Stat], rules: Rules, wild: bool) -> _TraitBase:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from . import visibility
+from . import tracker_verbs, visibility
 from .campaign import Campaign
 from .changes import ChangeSet
 from .dice import DiceSource, HmacDice, recording
@@ -27,10 +27,12 @@ from .failures import FAILURE_REPLY, FailureLog, body_digest, describe
 from .forum import Post, post_link
 from .ledger import make_row, roll_id
 from .limits import DEFAULT_LIMITS, Limits
+from .names import name_key
 from .records import LOOKUP_KINDS, difference, names_in, roll_entry
 from .render import Renderer
 from .resolve import Context, Roster, resolve_request, verbs_for
 from .tags import ParseContext, Tag, find_tags, near_miss_problems, read_tag
+from .tracker import Combatant
 from .verdicts import Reply, Verdict
 
 log = logging.getLogger(__name__)
@@ -237,7 +239,8 @@ class Referee:
                 )
         notes = (*near, scan.problem) if scan.problem else near
         notes = (*notes, *self._gone_notes(post.thread, names))
-        text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes))
+        conditions = self._conditions(post, verdicts, names, private)
+        text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes, conditions))
         summaries = [None if v.failed else outcome_summary(v) for v in verdicts]
         new_rolls = self._record(post, verdicts, names, summaries, private)
         kept = [
@@ -366,6 +369,31 @@ class Referee:
             if table == "characters" and after is not None and key not in found:
                 found.append(key)
         return found
+
+    def _conditions(
+        self,
+        post: Post,
+        verdicts: tuple[Verdict, ...],
+        names: tuple[list[str], ...],
+        private: bool,
+    ) -> tuple[Combatant, ...]:
+        """The thread's combatants with conditions that the post's verdicts concern.
+
+        A tracker verdict shows the order with its conditions already, so it adds none.
+        """
+        concerned = dict.fromkeys(
+            key
+            for verdict, keys in zip(verdicts, names, strict=True)
+            if verdict.kind != tracker_verbs.KIND
+            for key in keys
+        )
+        if not concerned:
+            return ()
+        thread = tracker_verbs.load(self.session.context(post, private))
+        if thread is None:
+            return ()
+        keyed = {name_key(c.name): c for c in thread.combatants if c.conditions}
+        return tuple(keyed[key] for key in concerned if key in keyed)
 
     def _resubmit(self, post: Post, seen: dict[str, Any], tags: tuple[Tag, ...]) -> Outcome:
         """An edited application: its apply tags read the new sheet; nothing is re-rolled."""

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .resolve import Context
 
 TABLE = "initiative"  # the store table: thread -> the tracker's record
+KIND = "tracker"  # the kind (and template, verdict_tracker) of every tracker verb's verdict
 
 ADD_USAGE = "[[init add Goblin 14]] or [[init add Goblin 1d20+2]]"
 REMOVE_USAGE = "[[init remove Goblin]]"
@@ -425,7 +426,7 @@ def _canonical(context: Context, name: str) -> str:
 def resolve(request: TrackerRequest, context: Context, dice: DiceSource) -> Resolution:
     """Resolve one tracker request; a :class:`~referee.system.Resolution` of kind ``tracker``."""
     handler = _HANDLERS[type(request)]
-    return Resolution("tracker", handler(request, context, dice))
+    return Resolution(KIND, handler(request, context, dice))
 
 
 def _add(request: AddCombatant, context: Context, dice: DiceSource) -> TrackerResult:

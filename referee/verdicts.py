@@ -14,6 +14,7 @@ from .dice import Draw
 
 if TYPE_CHECKING:  # a verdict names its tag; the parsing stage is not needed to hold one
     from .tags import Tag
+    from .tracker import Combatant
 
 
 class Change(Protocol):
@@ -97,3 +98,6 @@ class Reply:
     author: str
     verdicts: tuple[Verdict, ...]
     notes: tuple[str, ...] = ()  # plain sentences, e.g. about a post edited after rolling
+    # The thread's initiative combatants (referee.tracker.Combatant) the verdicts concern
+    # that have conditions: the reply echoes them, whatever the dice system.
+    conditions: tuple[Combatant, ...] = ()

@@ -41,6 +41,7 @@ from referee.render import escape_markdown, percent
 DICE_SHOWN = 40  # dice listed per group; the rest are counted
 TREE_DICE_SHOWN = 200  # dice listed in one rolled tree, over all its groups
 REROLLS_SHOWN = 3  # rerolled faces listed per die; the rest are counted
+FACES_INLINE = 6  # a compiled writer writes up to this many faces of a term one by one
 # The notation's own characters that mean something to Markdown or HTML.
 _OPS = str.maketrans({"*": "\\*", "<": "&lt;", ">": "&gt;", "^": "\\^", "~": "\\~"})
 
@@ -173,9 +174,14 @@ class _PlainWriter:
             faces = f"u{len(self.guards)}"
             self.guards.append(f"({faces} := {path}.untouched) is not None")
             self.constant(fixed[0])
-            if node.count == 1:
-                self.field(f"{faces}[0]")
-            elif node.count:
+            if node.count <= FACES_INLINE:  # 2d6: its faces indexed, no join over a map
+                if node.count > 1:
+                    self.guards.append(f"len({faces}) == {node.count}")
+                for index in range(node.count):
+                    if index:
+                        self.constant(", ")
+                    self.field(f"{faces}[{index}]")
+            else:
                 self.field(f"J(map(str, {faces}))")
             self.constant(")" + fixed[1])
         elif isinstance(node, Group):

@@ -359,7 +359,8 @@ def odds(expression: Expression, total: int) -> Odds:
     >>> odds(parse_expression("1000d1000"), 500_000).reason
     'odds not computed (too many outcomes)'
     """
-    final = _final_of(expression)
+    entry = _BY_IDENTITY.get(id(expression))  # _final_of, inline: a call less a verdict
+    final = entry[1] if entry is not None and entry[0] is expression else _final_of(expression)
     if final is not None:
         known = final.odds.get(total)
         if known is not None:

@@ -38,6 +38,7 @@ from .notation_roll import RolledExpression
 TEMPLATE = "verdict_dice.md.j2"
 
 Fill = Callable[[Any, str], str]  # (the rolled expression, the roll id) to the verdict's text
+_NEW = object()  # a form of an expression not written yet
 
 
 class _Slot:
@@ -59,14 +60,21 @@ class _Shadow:
 class DiceShapes:
     """The stock dice template's text per expression, as functions filling in its slots.
 
-    ``write`` returns the same text ``Template.render(v=verdict, compact=compact)``
-    gives, or None when the template is not the core's, the result not a rolled
-    expression, or a shape could not be learnt (then Jinja renders it).
+    ``write`` returns what the renderer makes of ``Template.render(v=verdict,
+    compact=compact)`` (``finish`` applied: ends stripped, a list spaced), or None
+    when the result is not a rolled expression or its shape could not be learnt
+    (then Jinja renders it). It is made only for the core's template (``active``).
     """
 
-    def __init__(self, environment: jinja2.Environment, jinja: Callable[..., str]) -> None:
+    def __init__(
+        self,
+        environment: jinja2.Environment,
+        jinja: Callable[..., str],
+        finish: Callable[[str], str],
+    ) -> None:
         self._jinja = jinja  # the real template's render(v=..., compact=...), to check a shape
-        self._shapes: dict[tuple[int, bool, int], tuple[Any, Fill | None]] = {}
+        self._finish = finish  # what the renderer makes of a template's text (strip, spacing)
+        self._shapes: dict[int, list[Any]] = {}
         self._nonce = secrets.token_hex(8)  # markers no player can write into a label
         self._template = _shadow_template(environment, self._tree, self._odds_note)
         self._sources: list[str] = []  # a marker's number to the source of its value
@@ -75,22 +83,24 @@ class DiceShapes:
 
     @property
     def active(self) -> bool:
-        """Whether the campaign renders dice with the core's template (the fast path is on)."""
+        """Whether the campaign renders dice with the core's template (else Jinja does)."""
         return self._template is not None
 
     def write(self, verdict: Any, compact: bool) -> str | None:
         result = verdict.result
-        if type(result) is not RolledExpression or self._template is None:
+        if type(result) is not RolledExpression:
             return None
         expression = result.expression
-        key = (id(expression), compact, len(result.sets))
-        known = self._shapes.get(key)
-        if known is None or known[0] is not expression:
-            known = (expression, self._learn(verdict, compact))
+        # By the expression's identity (it comes from the parse cache), kept beside it
+        # so a reused id cannot match: its number of sets, then a fill a form.
+        known = self._shapes.get(id(expression))
+        if known is None or known[0] is not expression or known[1] != len(result.sets):
             if len(self._shapes) >= 1024:
                 self._shapes.clear()
-            self._shapes[key] = known
-        fill = known[1]
+            known = self._shapes[id(expression)] = [expression, len(result.sets), _NEW, _NEW]
+        fill = known[3] if compact else known[2]
+        if fill is _NEW:
+            fill = known[3 if compact else 2] = self._learn(verdict, compact)
         return None if fill is None else fill(result, verdict.roll_id)
 
     def _marker(self, source: str) -> str:
@@ -137,9 +147,8 @@ class DiceShapes:
         try:
             text = self._template.render(v=shadow, compact=compact)  # type: ignore[union-attr]
             fill = self._compile(text, result)
-            if fill is None or fill(result, verdict.roll_id) != self._jinja(
-                v=verdict, compact=compact
-            ):
+            expected = self._finish(self._jinja(v=verdict, compact=compact))
+            if fill is None or fill(result, verdict.roll_id) != expected:
                 return None
         except Exception:  # any surprise: this shape stays with Jinja, which is always right
             return None
@@ -150,7 +159,7 @@ class DiceShapes:
         words, slots = pieces[0::2], pieces[1::2]
         if any("\ue000" in word or "\ue001" in word for word in words):
             return None  # a marker the filters changed: not a slot the function can fill
-        names: dict[str, Any] = {"tree": markdown, "note": odds_note}
+        names: dict[str, Any] = {"tree": markdown, "note": odds_note, "finish": self._finish}
         lines = []
         for index in sorted(self._trees):
             # A plain tree's own writer, called straight (markdown's look-up saved); for
@@ -167,6 +176,12 @@ class DiceShapes:
                 f"if t{index} is None:",
                 f"    t{index} = tree(s{index})",
             ]
+        # A one-line text between fixed first and last words (the stock template's) is
+        # finished once here: its ends stripped; spacing after a list needs a line
+        # break, and no slot writes one (escaped labels and annotations are one line).
+        finished = words[0].strip() and words[-1].strip() and not any("\n" in w for w in words)
+        if finished:
+            words[0], words[-1] = words[0].lstrip(), words[-1].rstrip()
         parts = []
         for index, word in enumerate(words):
             if word:
@@ -174,7 +189,8 @@ class DiceShapes:
                 parts.append(f"{{c{index}}}")
             if index < len(slots):
                 parts.append(f"{{{self._sources[int(slots[index])]}!s}}")
-        lines.append(f'return f"{"".join(parts)}"')
+        text_source = f'f"{"".join(parts)}"'
+        lines.append(f"return {text_source}" if finished else f"return finish({text_source})")
         source = "def fill(r, rid):\n" + "".join(f"    {line}\n" for line in lines)
         exec(source, names)  # slot positions and our own names only
         return names["fill"]

@@ -619,7 +619,7 @@ def verdict_for(
         if context.changes.pending != pending:
             written = context.changes.written()
     context.changes.commit()
-    return Verdict(
+    return Verdict(  # every field by position: a call with keywords costs a dict a tag
         tag,
         rid,
         resolution.kind,
@@ -627,8 +627,10 @@ def verdict_for(
         resolution.chance,
         resolution.changes,
         tuple(recorder.draws),
-        writes=tuple(written),
-        tracker=resolution.tracker,
+        "",
+        "",
+        tuple(written) if written else (),
+        resolution.tracker,
     )
 
 

@@ -168,7 +168,8 @@ class Renderer:
         self._environment = make_environment(templates_dir, system)
         self._reply = _Fast(self._environment.get_template("reply.md.j2"))
         self._verdicts: dict[str, _Fast] = {}
-        self._dice_shapes: DiceShapes | None = None  # made with the dice template's _Fast
+        # The stock dice template's text per expression (None: not stock, or not yet used).
+        self._dice_shapes: DiceShapes | None = None
         self._turn: _Fast | None = None
         self._campaign = campaign
         self._commitment = commitment
@@ -199,13 +200,13 @@ class Renderer:
             if verdict.kind == "dice":
                 from .notation_verdict import DiceShapes  # it writes dice with this module's md
 
-                self._dice_shapes = DiceShapes(self._environment, template.render)
+                shapes = DiceShapes(self._environment, template.render, _finished)
+                self._dice_shapes = shapes if shapes.active else None
         # Plain dice through the stock template: its text per expression, filled in.
         shapes = self._dice_shapes
-        written = shapes.write(verdict, compact) if shapes and verdict.kind == "dice" else None
-        if written is None:
-            written = template.render(v=verdict, compact=compact)
-        text = _footer_apart(written.strip())
+        text = shapes.write(verdict, compact) if shapes and verdict.kind == "dice" else None
+        if text is None:
+            text = _footer_apart(template.render(v=verdict, compact=compact).strip())
         if verdict.tracker is not None:  # an initiative roll: whose turn it is now
             if self._turn is None:
                 self._turn = _Fast(self._environment.get_template("turn_note.md.j2"))
@@ -224,6 +225,11 @@ class Renderer:
             commitment=self._commitment,
         )
         return text.strip() + "\n"
+
+
+def _finished(text: str) -> str:
+    """A verdict template's text as a reply holds it: ends stripped, a list spaced."""
+    return _footer_apart(text.strip())
 
 
 def _footer_apart(text: str) -> str:

@@ -15,7 +15,7 @@ from referee.dice import FixedDice, HmacDice
 from referee.errors import RuleViolation, TagError
 from referee.notation import odds as rate
 from referee.notation import parse_expression, roll_expression
-from referee.render import Renderer
+from referee.render import Renderer, _finished
 from referee.tags import Tag
 from referee.testing.notation import d20_expressions
 from referee.verdicts import Verdict
@@ -46,7 +46,7 @@ def _verdict(text: str, post: str, roll_id: str = "abc-1") -> Verdict:
 def _by_jinja(renderer: Renderer, verdict: Verdict, compact: bool) -> str:
     """The reply text with the template rendered by Jinja itself, as before the shapes."""
     template = renderer._environment.get_template("verdict_dice.md.j2")
-    return template.render(v=verdict, compact=compact)
+    return _finished(template.render(v=verdict, compact=compact))
 
 
 @pytest.mark.parametrize("compact", [False, True])
@@ -58,7 +58,7 @@ def test_a_dice_verdict_reads_as_the_template_writes_it_for_any_dice(text, compa
         verdict = _verdict(text, post, roll_id=f"{post[3:]}-7")
         shapes = renderer._dice_shapes
         written = renderer._verdict(verdict, compact)
-        assert _by_jinja(renderer, verdict, compact).strip() == written
+        assert _by_jinja(renderer, verdict, compact) == written
     assert renderer._dice_shapes is not None and renderer._dice_shapes.active
     assert renderer._dice_shapes.write(verdict, compact) is not None  # filled, not by Jinja
     assert shapes is renderer._dice_shapes
@@ -74,7 +74,7 @@ def test_any_expression_and_label_read_as_the_template_writes_them(text, label, 
             verdict = _verdict(f"{text} # {label}", post)
         except (TagError, RuleViolation):  # not a roll at all, or too many dice
             return
-        assert _by_jinja(renderer, verdict, compact).strip() == renderer._verdict(verdict, compact)
+        assert _by_jinja(renderer, verdict, compact) == renderer._verdict(verdict, compact)
 
 
 def test_a_label_cannot_pose_as_a_slot():
@@ -85,7 +85,7 @@ def test_a_label_cannot_pose_as_a_slot():
     label = f"\ue000{nonce}:0\ue001 and {{w0}} {{rid}}"
     for post in ("t1_a", "t1_b"):
         verdict = _verdict(f"1d6 # {label}", post)
-        assert _by_jinja(renderer, verdict, False).strip() == renderer._verdict(verdict, False)
+        assert _by_jinja(renderer, verdict, False) == renderer._verdict(verdict, False)
 
 
 def test_a_campaigns_own_dice_template_turns_the_shapes_off(tmp_path):
@@ -101,7 +101,7 @@ def test_a_campaigns_own_dice_template_turns_the_shapes_off(tmp_path):
         return renderer._verdict(Verdict(Tag(0, "roll 1d6"), "a-1", "dice", rolled), False)
 
     assert ["high 5", "low 2", "high 6"] == [verdict(5), verdict(2), verdict(6)]
-    assert renderer._dice_shapes is not None and not renderer._dice_shapes.active
+    assert renderer._dice_shapes is None  # no shapes: Jinja renders every dice verdict
 
 
 def test_a_system_filter_in_place_of_the_cores_turns_the_shapes_off():
@@ -110,4 +110,4 @@ def test_a_system_filter_in_place_of_the_cores_turns_the_shapes_off():
     renderer._environment.filters["tree"] = lambda rolled: "TREE"
     verdict = _verdict("2d6+3", "t1_a")
     assert "TREE" in renderer._verdict(verdict, False)
-    assert renderer._dice_shapes is not None and not renderer._dice_shapes.active
+    assert renderer._dice_shapes is None  # no shapes: Jinja renders every dice verdict

@@ -93,13 +93,46 @@ def end_chances(
     max_work: int = MAX_WORK,
 ) -> dict[PairEnd, tuple[Fraction, ...]]:
     """P(each player's pair ends each way), exactly; a dead tie is reported as such."""
+    return joint_ends(gm_dice, entrants, (), rulings, assume_consent, max_work)[0]
+
+
+JointEnds = dict[tuple[PairEnd, ...], Fraction]
+
+
+def joint_ends(
+    gm_dice: int,
+    entrants: tuple[Entrant, ...],
+    tracked: tuple[int, ...],
+    rulings: Rulings | None = None,
+    assume_consent: bool = True,
+    max_work: int = MAX_WORK,
+) -> tuple[dict[PairEnd, tuple[Fraction, ...]], JointEnds]:
+    """Each player's end chances, and the joint chances of the ``tracked`` players' ends.
+
+    The joint ends are what ``on_success=cancel`` needs (R-17): whether one player's
+    Success stands depends on how another's pair ended. A tracked player is a class of
+    his own, so his lane keeps its identity through the walk.
+
+    >>> from referee.systems.trikus.duel import DieKind, Entrant
+    >>> pair = (Entrant("P", (DieKind.LINE,)), Entrant("Z", (DieKind.LINE,)))
+    >>> _, joint = joint_ends(1, pair, (0, 1))
+    >>> joint[PairEnd.WON, PairEnd.LOST]  # P's die above the GM's, Z's below it
+    Fraction(3, 25)
+    """
     rulings = rulings or Rulings()
-    classes: dict[Entrant, int] = {}
-    kinds = tuple(classes.setdefault(replace(e, name=""), len(classes)) for e in entrants)
-    lanes = _Lanes(tuple(classes), rulings, assume_consent)
-    counts = _walk(gm_dice, entrants, kinds, lanes, max_work)
+    classes: dict[tuple[Entrant, int], int] = {}
+    kinds = tuple(
+        classes.setdefault((replace(e, name=""), i if i in tracked else -1), len(classes))
+        for i, e in enumerate(entrants)
+    )
+    lanes = _Lanes(tuple(e for e, _ in classes), rulings, assume_consent)
+    slots = {kinds[i]: slot for slot, i in enumerate(tracked)}
+    counts, joint = _walk(gm_dice, entrants, kinds, lanes, slots, max_work)
     size = [kinds.count(k) for k in range(len(classes))]
-    return {end: tuple(counts[k][end] / size[k] for k in kinds) for end in _ENDS}
+    ends: dict[PairEnd, tuple[Fraction, ...]] = {
+        end: tuple(counts[k][end] / size[k] for k in kinds) for end in _ENDS
+    }
+    return ends, joint
 
 
 def failure_chances(
@@ -313,7 +346,9 @@ def _lazy(found: dict[Lane, Fraction]) -> Step:
 
 # --- the joint walk -------------------------------------------------------------------
 
-Joint = tuple[int, tuple[Lane, ...]]  # the GM's dice left, and the live lanes, sorted
+# The GM's dice left, the live lanes (sorted), and how each tracked player's pair ended
+# (LIVE while it has not).
+Joint = tuple[int, tuple[Lane, ...], tuple[PairEnd, ...]]
 
 
 def _walk(
@@ -321,9 +356,11 @@ def _walk(
     entrants: tuple[Entrant, ...],
     kinds: tuple[int, ...],
     lanes: _Lanes,
+    slots: dict[int, int],
     max_work: int,
-) -> list[dict[PairEnd, Fraction]]:
-    """Each class's summed chance of each end, walking the joint state throw by throw.
+) -> tuple[list[dict[PairEnd, Fraction]], JointEnds]:
+    """Each class's summed chance of each end, walking the joint state throw by throw,
+    and the joint chances of the ends of the tracked classes (``slots``: class to slot).
 
     Masses are integers: chances scaled by ``10 ** most``, the most dice a test can
     draw, so every chance of an event over the dice is a whole number of them.
@@ -344,15 +381,19 @@ def _walk(
     # A throw always draws a die from the GM or a hand (Light tokens turn into hands),
     # so states are taken by dice left, most first: each is complete when taken.
     levels: dict[int, dict[Joint, int]] = defaultdict(dict)
-    levels[_left(gm_dice, first)][gm_dice, first] = scale
+    levels[_left(gm_dice, first)][gm_dice, first, (PairEnd.LIVE,) * len(slots)] = scale
+    joint_ends: defaultdict[tuple[PairEnd, ...], int] = defaultdict(int)
     work = 0
     for level in range(_left(gm_dice, first), -1, -1):
-        for (gm_left, joint), mass in levels.pop(level, {}).items():
+        for (gm_left, joint, done), mass in levels.pop(level, {}).items():
             live: list[Lane] = []
+            ended = list(done)
             for lane in joint:
                 ready = lanes.prepared(lane, gm_left > 0)
                 if isinstance(ready, PairEnd):
                     ends[lane.kind][ready] += mass
+                    if lane.kind in slots:
+                        ended[slots[lane.kind]] = ready
                 else:
                     live.append(ready)
             if gm_left == 0 or len(live) == 1:
@@ -360,16 +401,45 @@ def _walk(
                     for end, chance in lanes.alone(lane, gm_left).items():
                         if not isinstance(lanes.prepared(lane, gm_left > 0), PairEnd):
                             ends[lane.kind][end] += _times(mass, chance)
+                _finish_tracked(gm_left, joint, done, mass, lanes, slots, joint_ends)
                 continue
             if not live:
+                joint_ends[tuple(ended)] += mass
                 continue
-            work += _throw(gm_left, live, mass, lanes, levels)
+            work += _throw(gm_left, live, tuple(ended), mass, lanes, levels)
             if work > max_work:
                 raise OddsTooCostly(f"more than {max_work} joint transitions to examine")
-    return [{end: Fraction(e[end], scale) for end in _ENDS} for e in ends]
+    counts: list[dict[PairEnd, Fraction]] = [
+        {end: Fraction(e[end], scale) for end in _ENDS} for e in ends
+    ]
+    return counts, {key: Fraction(mass, scale) for key, mass in joint_ends.items() if mass}
 
 
-_ENDS = tuple(end for end in PairEnd if end is not PairEnd.LIVE)
+def _finish_tracked(
+    gm_left: int,
+    joint: tuple[Lane, ...],
+    done: tuple[PairEnd, ...],
+    mass: int,
+    lanes: _Lanes,
+    slots: dict[int, int],
+    joint_ends: defaultdict[tuple[PairEnd, ...], int],
+) -> None:
+    """The tracked lanes' joint ends once each finishes alone: independent, so a product."""
+    spread: dict[tuple[PairEnd, ...], Fraction] = {done: Fraction(1)}
+    for lane in joint:
+        if lane.kind not in slots:
+            continue
+        slot = slots[lane.kind]
+        spread = {
+            (*key[:slot], end, *key[slot + 1 :]): chance * p
+            for key, chance in spread.items()
+            for end, p in lanes.alone(lane, gm_left).items()
+        }
+    for key, chance in spread.items():
+        joint_ends[key] += _times(mass, chance)
+
+
+_ENDS: tuple[PairEnd, ...] = tuple(end for end in PairEnd if end is not PairEnd.LIVE)
 
 
 def _left(gm_left: int, joint: tuple[Lane, ...]) -> int:
@@ -386,6 +456,7 @@ def _times(mass: int, chance: Fraction) -> int:
 def _throw(
     gm_left: int,
     live: list[Lane],
+    done: tuple[PairEnd, ...],
     mass: int,
     lanes: _Lanes,
     levels: dict[int, dict[Joint, int]],
@@ -405,9 +476,17 @@ def _throw(
                 m = m * numerator // denominator  # exact: see _walk
             joint = tuple(sorted([lane for lane, _, _ in combo]))
             bucket = levels[_left(left, joint)]
-            bucket[left, joint] = bucket.get((left, joint), 0) + m
+            bucket[left, joint, done] = bucket.get((left, joint, done), 0) + m
         work += len(steps) and prod(len(step) for step in steps)
     return work
 
 
-__all__ = ["MAX_WORK", "OddsTooCostly", "end_chances", "failure_chances", "success_chances"]
+__all__ = [
+    "MAX_WORK",
+    "JointEnds",
+    "OddsTooCostly",
+    "end_chances",
+    "failure_chances",
+    "joint_ends",
+    "success_chances",
+]

@@ -40,7 +40,7 @@ from referee.systems.trikus.duel import (
     Reroll,
     play,
 )
-from referee.systems.trikus.odds import OddsTooCostly, success_chances
+from referee.systems.trikus.odds import OddsTooCostly, joint_ends, success_chances
 from referee.systems.trikus.policy import Commitment, Policy, commit
 from referee.systems.trikus.resources import (
     Ledger,
@@ -136,15 +136,39 @@ def check_gm_negotiate(threshold: int | None, rulings: Rulings) -> None:
 
 
 def chances(
-    gm_dice: int, entrants: tuple[Entrant, ...], rulings: Rulings, wanted: bool = True
+    gm_dice: int,
+    entrants: tuple[Entrant, ...],
+    rulings: Rulings,
+    wanted: bool = True,
+    cancels: tuple[int | None, ...] = (),
 ) -> tuple[Fraction | None, ...]:
-    """Each player's exact chance, or None for all when unwanted or too costly."""
+    """Each player's exact chance of Success, or None for all when unwanted or too costly.
+
+    ``cancels`` are ``on_success=cancel`` targets by index (see :func:`_cancel_targets`):
+    a Success given up to cancel a Failure is no Success, so the chances of the players
+    it concerns come from their joint ends, through the very rule :func:`_cancel` applies.
+    """
     if not wanted or not entrants:
         return (None,) * len(entrants)
     try:
-        return success_chances(gm_dice, entrants, rulings)
+        if not any(t is not None for t in cancels):
+            return success_chances(gm_dice, entrants, rulings)
+        involved = {t for t in cancels if t is not None}
+        involved |= {i for i, t in enumerate(cancels) if t is not None}
+        tracked = tuple(sorted(involved))
+        ends, joint = joint_ends(gm_dice, entrants, tracked, rulings)
     except OddsTooCostly:
         return (None,) * len(entrants)
+    won = list(ends[PairEnd.WON])
+    for i in tracked:
+        won[i] = Fraction(0)
+    for tracked_ends, chance in joint.items():
+        outcomes = {i: _outcome(end, rulings) for i, end in zip(tracked, tracked_ends, strict=True)}
+        _apply_cancels(cancels, outcomes)
+        for i in tracked:
+            if outcomes[i] is Outcome.SUCCESS:
+                won[i] += chance
+    return tuple(won)
 
 
 def resolve_test(
@@ -170,7 +194,7 @@ def resolve_test(
     commitments = commit_all(party, declarations, rulings)
     rolling = tuple(c for c in commitments if not c.policy.opt_out)
     entrants = tuple(c.entrant((DieKind.LINE,) * c.line_dice, gm_negotiate) for c in rolling)
-    odds = chances(gm_dice, entrants, rulings, with_odds)
+    odds = chances(gm_dice, entrants, rulings, with_odds, _cancel_targets(rolling))
     duel = play(gm_dice, entrants, dice, rulings, answers) if entrants else None
     if duel is not None and duel.pending is not None:
         return TestResult(gm_dice, commitments, duel, (), (), pending=duel.pending)
@@ -237,14 +261,37 @@ def _cancel(
     rolling: tuple[Commitment, ...], outcomes: dict[str, Outcome]
 ) -> tuple[tuple[str, str], ...]:
     """Apply on_success=cancel:<name>: both drop to no result (R-17); others stand (R-57)."""
-    cancelled: list[tuple[str, str]] = []
-    lowered = {name.lower(): name for name in outcomes}
-    for c in rolling:
-        target = lowered.get((c.policy.cancel or "").lower())
-        if target and outcomes[c.name] is Outcome.SUCCESS and outcomes[target] is Outcome.FAILURE:
-            outcomes[c.name] = outcomes[target] = Outcome.NO_RESULT
-            cancelled.append((c.name, target))
-    return tuple(cancelled)
+    by_index = {i: outcomes[c.name] for i, c in enumerate(rolling)}
+    cancelled = _apply_cancels(_cancel_targets(rolling), by_index)
+    for i, c in enumerate(rolling):
+        outcomes[c.name] = by_index[i]
+    return tuple((rolling[i].name, rolling[t].name) for i, t in cancelled)
+
+
+def _cancel_targets(rolling: tuple[Commitment, ...]) -> tuple[int | None, ...]:
+    """Whose Failure each rolling player would cancel (an index into ``rolling``), if any."""
+    lowered = {c.name.lower(): i for i, c in enumerate(rolling)}
+    return tuple(lowered.get(c.policy.cancel.lower()) if c.policy.cancel else None for c in rolling)
+
+
+def _apply_cancels(
+    targets: tuple[int | None, ...], outcomes: dict[int, Outcome]
+) -> list[tuple[int, int]]:
+    """R-17 in declaration order: a Success cancels its target's Failure, both no result.
+
+    ``outcomes`` (by index) is updated; it needs only the players a cancel concerns, so
+    the odds run it over their joint ends. Returns the (canceller, target) pairs.
+    """
+    cancelled: list[tuple[int, int]] = []
+    for i, target in enumerate(targets):
+        if (
+            target is not None
+            and outcomes.get(i) is Outcome.SUCCESS
+            and outcomes.get(target) is Outcome.FAILURE
+        ):
+            outcomes[i] = outcomes[target] = Outcome.NO_RESULT
+            cancelled.append((i, target))
+    return cancelled
 
 
 def negotiated(duel: Duel | None, name: str) -> bool:

@@ -98,6 +98,8 @@ class DiceShapes:
             if len(self._shapes) >= 1024:
                 self._shapes.clear()
             known = self._shapes[id(expression)] = [expression, len(result.sets), _NEW, _NEW]
+        if len(result.odds) != known[1]:  # rolled without its odds: Jinja says what is wrong
+            return None
         fill = known[3] if compact else known[2]
         if fill is _NEW:
             fill = known[3 if compact else 2] = self._learn(verdict, compact)
@@ -212,13 +214,15 @@ def _shadow_template(
     ):
         return None
     try:
-        source, filename, _ = environment.loader.get_source(environment, TEMPLATE)
+        filename = environment.loader.get_source(environment, TEMPLATE)[1]
     except jinja2.TemplateNotFound:
         return None
     if filename is None or os.path.normpath(filename) != os.path.normpath(
         Path(PACKAGE_TEMPLATES) / TEMPLATE
     ):
         return None
-    shadow = environment.overlay()
+    # Its own templates (no cache shared with the campaign's), loaded as the campaign's
+    # are: the compiled code comes from the bytecode cache, not a compile a renderer.
+    shadow = environment.overlay(cache_size=0)
     shadow.filters = {**filters, "tree": tree, "odds_note": note}
-    return shadow.from_string(source)
+    return shadow.get_template(TEMPLATE)

@@ -111,3 +111,13 @@ def test_a_system_filter_in_place_of_the_cores_turns_the_shapes_off():
     verdict = _verdict("2d6+3", "t1_a")
     assert "TREE" in renderer._verdict(verdict, False)
     assert renderer._dice_shapes is None  # no shapes: Jinja renders every dice verdict
+
+
+def test_a_roll_without_its_odds_is_left_to_jinja_after_one_with_them():
+    """A shape learnt from a roll with odds never fills a roll of the same expression without."""
+    renderer = Renderer()
+    renderer._verdict(_verdict("2d6+3", "t1_a"), False)
+    bare = roll_expression(parse_expression("2d6+3"), HmacDice(b"k", "t1_b", 0))
+    verdict = Verdict(Tag(0, "roll 2d6+3"), "b-1", "dice", bare)
+    assert renderer._dice_shapes is not None
+    assert renderer._dice_shapes.write(verdict, False) is None

@@ -101,7 +101,8 @@ def seal_line(row: Mapping[str, Any], previous: str) -> tuple[dict[str, Any], by
     >>> orjson.loads(line) == sealed
     True
     """
-    sealed = {key: value for key, value in row.items() if key != "hash"}
+    sealed = dict(row)  # a copy made in C; a row sealed before loses its old hash
+    sealed.pop("hash", None)
     sealed["prev"] = previous
     canonical = orjson.dumps(sealed, option=orjson.OPT_SORT_KEYS)
     sealed["hash"] = digest = hashlib.sha256(canonical).hexdigest()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -81,7 +82,21 @@ def _tags_digest(tags: tuple[Tag, ...]) -> str:
 
 
 def _iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat(timespec="seconds")
+    """``seconds`` since the epoch as an ISO 8601 UTC time, to the second.
+
+    A post asks for the time three times and a batch's posts share their seconds, so
+    the last second's text is kept (not for a time that rounds up to the next second).
+    """
+    whole = math.floor(seconds)
+    if whole != _last_iso[0] or seconds - whole >= 0.9999995:
+        text = datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat(timespec="seconds")
+        if seconds - whole >= 0.9999995:
+            return text
+        _last_iso[:] = [whole, text]
+    return str(_last_iso[1])
+
+
+_last_iso: list[Any] = [None, ""]  # the second _iso wrote last, and its text
 
 
 class Session:
@@ -187,6 +202,8 @@ class Referee:
         ``FAILURE_REPLY`` and never refereed again by itself. It raises nothing.
         """
         seen = self.posts.get(post.fullname)
+        if seen is None and "[" not in post.body and len(post.body) <= self.limits.max_post_chars:
+            return Outcome(post, "", 0, 0, 0)  # no tag, nor half of one: nothing to answer
         failure = self.failures.get(post.fullname)
         if failure is not None and (
             failure.body_sha256 == _digest(post.body) or (seen or {}).get("failed")
@@ -342,7 +359,11 @@ class Referee:
             return []
         roster = context.roster
         found = names_in(
-            verdict.tag.text, roster.known_names, roster.resolve_first, roster.name_starts
+            verdict.tag.text,
+            roster.known_names,
+            roster.resolve_first,
+            roster.name_starts,
+            roster.longest_name,
         )
         for table, key, _, after in verdict.writes:
             if table == "characters" and after is not None and key not in found:
@@ -573,7 +594,7 @@ def verdict_for(
     recorder = recording(dice)
     context.roll_id = rid  # a system may keep it, so a later tag can name this roll
     try:
-        verb, request = read_tag(tag.text, parse_context, verbs_for(context.system))
+        verb, request = _read(tag.text, parse_context, verbs_for(context.system), context.cache)
         resolution = resolve_request(verb, request, context, recorder)
     except TagError as error:
         context.changes.rollback()
@@ -611,6 +632,47 @@ def verdict_for(
         tuple(written) if written else (),
         resolution.tracker,
     )
+
+
+def _read(
+    text: str, parse_context: ParseContext, verbs: Any, cache: dict[str, Any]
+) -> tuple[Any, Any]:
+    """:func:`read_tag`, remembered per text for the run when the request is a frozen value.
+
+    Players repeat their tags (``roll Kara agility``, the same attack again), and
+    reading one depends only on its text, the verbs, the names a tag may hold and the
+    limits; the entry keeps those three and is used only while they are the same objects.
+    A refused tag is read again each time (its error is raised anew).
+    """
+    read = cache.get(_READ)
+    if read is None or len(read) >= _READ_KEPT:
+        read = cache[_READ] = {}
+    known = read.get(text)
+    if (
+        known is not None
+        and known[0] is verbs
+        and known[1] is parse_context.known_names
+        and known[2] is parse_context.limits
+    ):
+        return known[3], known[4]
+    verb, request = read_tag(text, parse_context, verbs)
+    if _frozen(type(request)):
+        read[text] = (verbs, parse_context.known_names, parse_context.limits, verb, request)
+    return verb, request
+
+
+_READ = "referee.read_tags"  # the Session cache's entry of tags read this run
+_READ_KEPT = 4096  # texts kept before the memo starts over
+_FROZEN: dict[type, bool] = {}
+
+
+def _frozen(kind: type) -> bool:
+    """Whether ``kind`` is a frozen dataclass (a request a later tag may share)."""
+    frozen = _FROZEN.get(kind)
+    if frozen is None:
+        params = getattr(kind, "__dataclass_params__", None)
+        frozen = _FROZEN[kind] = params is not None and bool(params.frozen)
+    return frozen
 
 
 def _undo_log(verdicts: tuple[Verdict, ...]) -> dict[str, list[list[Any]]]:

@@ -62,14 +62,19 @@ def result_words(outcome: Mapping[str, Any]) -> str:
 
 
 def names_in(
-    text: str, known: Iterable[str], first_words: Any = None, starts: Any = None
+    text: str,
+    known: Iterable[str],
+    first_words: Any = None,
+    starts: Any = None,
+    longest: int = 6,
 ) -> list[str]:
     """The known names (keys) a tag's text mentions, in the order they appear.
 
     ``known`` holds name keys (:func:`referee.names.name_key`); ``first_words`` maps a
     leading word run to the keys it starts (a ``NameIndex.resolve``-like callable), so
     ``Kara`` counts for Kara Venn when no other name starts so. ``starts``, the first
-    words of the known names, lets every other word be passed over at once.
+    words of the known names, lets every other word be passed over at once; ``longest``,
+    the most words a known name has (at most 6 are tried), saves trying longer runs.
 
     >>> names_in("shoot Kara -> Trooper 1 head", {"kara venn", "trooper 1"},
     ...          lambda k: "kara venn" if k == "kara" else None)
@@ -84,7 +89,7 @@ def names_in(
         if starts is not None and words[i] not in starts:
             i += 1
             continue
-        for count in range(min(6, len(words) - i), 0, -1):
+        for count in range(min(longest, 6, len(words) - i), 0, -1):
             key = " ".join(words[i : i + count])
             match = key if key in known else first_words(key) if first_words else None
             if match:

@@ -134,6 +134,9 @@ def make_environment(
 
     environment.filters["tree"] = markdown
     environment.filters["odds_note"] = odds_note
+    from .tracker_markdown import HELPERS as TRACKER  # the tracker's order, turn and names
+
+    environment.filters.update(TRACKER)
     environment.globals["honors_npc_stats"] = _reads(environment, "roster.md.j2", "npc_stats")
     for name, helper in (system.template_helpers() if system is not None else {}).items():
         # A callable is a filter (``{{ roll|roll }}``); a value is a global (``ladder``).

@@ -90,6 +90,8 @@ class Roster:
         self._names: frozenset[str] | None = None  # made when first asked, kept until a change
         self._everything: NameIndex | None = None  # characters and crafts, at the first typo
         self._starts: tuple[frozenset[str], frozenset[str]] | None = None  # see name_starts
+        self._visible_names: tuple[frozenset[str], frozenset[str], frozenset[str]] | None = None
+        self._longest: tuple[frozenset[str], int] | None = None  # see longest_name
         self._hidden = (
             hidden_keys(self._visibility) if self._visibility is not None else frozenset()
         )
@@ -124,8 +126,22 @@ class Roster:
         if self._names is None:
             self._names = frozenset(self._table.keys())
         if self._hidden and not self.finds_hidden:
-            return self._names - self._hidden
+            # Kept while both sides stay the same objects: a player's every tag asks.
+            visible = self._visible_names
+            if visible is None or visible[0] is not self._names or visible[1] is not self._hidden:
+                visible = (self._names, self._hidden, self._names - self._hidden)
+                self._visible_names = visible
+            return visible[2]
         return self._names
+
+    @property
+    def longest_name(self) -> int:
+        """The most words any character's name has (hidden ones too): no name is longer."""
+        self.known_names  # noqa: B018 - makes self._names
+        names = self._names or frozenset()
+        if self._longest is None or self._longest[0] is not names:
+            self._longest = (names, max((name.count(" ") + 1 for name in names), default=1))
+        return self._longest[1]
 
     def __contains__(self, name: str) -> bool:
         return character_key(name) in self._table

@@ -535,7 +535,8 @@ class Store:
         self._batch_size = 0
         self._batch_lines = 0
         self._tables: dict[str, KeyedTable] = {}
-        self._savepoint: Callable[[], None] | None = None  # undoes it, while one is open
+        # Where the batch stood when the open savepoint began (see _open_savepoint).
+        self._savepoint: tuple[Any, ...] | None = None
         try:
             self._db = TinyDB(self.path, storage=FlushOnDemand(AtomicJSONStorage))
             self._middleware: FlushOnDemand = self._db.storage  # type: ignore[assignment]
@@ -647,8 +648,7 @@ class Store:
                 table._begin()
         return table
 
-    @contextlib.contextmanager
-    def savepoint(self) -> Iterator[None]:
+    def savepoint(self) -> _Savepoint:
         """Undo every change made inside the block if it raises, then re-raise.
 
         The refereeing of one post runs in a savepoint, so a post that fails halfway
@@ -666,38 +666,38 @@ class Store:
         ...     "kara" in store.table("characters")
         False
         """
+        return _Savepoint(self)
+
+    def _open_savepoint(self) -> None:
         if self._savepoint is not None:
             raise RuntimeError("a savepoint is already open")
-        self._savepoint = self._rewinder()
+        ledger, posts = self.ledger, self.posts
+        # Where the batch, the ledger and the posts stand now: what a rewind goes back to.
+        self._savepoint = (
+            len(self._batch),
+            self._batch_size,
+            self._batch_lines,
+            ledger.last_hash,
+            len(ledger),
+            len(ledger._unflushed),
+        )
+        posts._undo = []
         for table in self._tables.values():
             table._begin()
-        undo = True
-        try:
-            yield
-            undo = False
-        finally:
-            if undo:
-                self._savepoint()
-            self.posts._undo = None
-            for table in self._tables.values():
-                table._end(undo=undo)
-            self._savepoint = None
 
-    def _rewinder(self) -> Callable[[], None]:
-        """A function that puts the batch, the ledger and the posts back as they are now."""
-        pieces, size, lines = len(self._batch), self._batch_size, self._batch_lines
-        ledger, posts = self.ledger, self.posts
-        last_hash, rows, unflushed = ledger.last_hash, len(ledger), len(ledger._unflushed)
-        posts._undo = []
-
-        def rewind() -> None:
+    def _close_savepoint(self, *, undo: bool) -> None:
+        if undo:
+            pieces, size, lines, last_hash, rows, unflushed = self._savepoint  # type: ignore[misc]
             del self._batch[pieces:]
             self._batch_size, self._batch_lines = size, lines
+            ledger = self.ledger
             ledger.last_hash, ledger._rows = last_hash, rows
             del ledger._unflushed[unflushed:]
-            posts._rewind()
-
-        return rewind
+            self.posts._rewind()
+        self.posts._undo = None
+        for table in self._tables.values():
+            table._end(undo=undo)
+        self._savepoint = None
 
     def flush(self, *, sync: bool = True) -> bool:
         """Append every change since the last flush as one batch; return whether it wrote.
@@ -816,6 +816,27 @@ class Store:
 
     def __repr__(self) -> str:
         return f"<Store {str(self.path)!r}>"
+
+
+class _Savepoint:
+    """:meth:`Store.savepoint`'s block (a class: a post opens one, and a generator-based
+    context manager cost more than the savepoint's own work)."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def __enter__(self) -> None:
+        self._store._open_savepoint()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._store._close_savepoint(undo=exc_type is not None)
 
 
 def backup_name(path: Path) -> Path:

@@ -314,3 +314,15 @@ def test_a_huge_modifier_on_a_character_roll_is_refused(open_campaign):
         outcome.new_rolls,
         "is more than the ±100 a modifier may be" in outcome.text,
     )
+
+
+def test_a_tag_read_again_after_the_roster_changed_reads_the_new_names(open_campaign):
+    """Tags read earlier in a run are remembered, but never past a change of who exists:
+    `init Kara Venn Trooper 3` is one unknown name until Trooper 3 is made, then two."""
+    referee = Referee(open_campaign(SHEETS))
+    tag = "[[init Kara Venn Trooper 3]]"
+    before = referee.referee(_post(tag, fullname="t1_a1", author="gm"))
+    referee.referee(_post("[[npc Trooper 3: str 2, agi 2, end 2, per 2]]", "t1_a2", author="gm"))
+    after = referee.referee(_post(tag, fullname="t1_a3", author="gm"))
+    assert (1, 0) == (before.problems, after.problems)
+    assert "Trooper 3" in after.text and "Kara Venn" in after.text

@@ -37,6 +37,28 @@ def test_names_in_finds_full_names_first_words_and_several_names() -> None:
     assert ["kara venn", "trooper 1"] == found
 
 
+def test_names_in_reads_the_same_when_told_the_longest_name() -> None:
+    """The roster's longest name (in words) bounds the runs tried; what is found is the same."""
+    from referee.names import NameIndex
+
+    known = {"kara venn", "trooper 1", "dax", "the old sergeant vok", "vok"}
+    index = NameIndex(known)
+    tags = [
+        "shoot Kara -> The Old Sergeant Vok head",
+        "init Dax, Vok, Trooper 1, kara",
+        "melee the old sergeant -> trooper 1 arm",
+        "roll Kara Venn agility+perception the old",
+    ]
+    longest = max(name.count(" ") + 1 for name in known)
+    for tag in tags:
+        assert names_in(tag, known, index.resolve, longest=longest) == names_in(
+            tag, known, index.resolve
+        )
+    assert ["kara venn", "the old sergeant vok"] == names_in(
+        tags[0], known, index.resolve, longest=4
+    )
+
+
 def test_ledger_history_filters_by_name_post_and_deletion() -> None:
     """Rows of Kara, of one post, and of deleted posts only."""
     rows = [

@@ -267,19 +267,14 @@ def attack(
         )
 
     called = _CALLED_SHOT[location]
-    hit_modifiers = tuple(
-        m
-        for m in (
-            Modifier(f"{location.value} shot", called(rulings) if called else 0),
-            Modifier("situational", modifier),
-        )
-        if m.value
-    )
-    soak_modifiers = tuple(
-        m
-        for m in (Modifier("armour", target.armour), Modifier("environment", environment))
-        if m.value
-    )
+    shot = called(rulings) if called else 0
+    # Only the modifiers that are not zero (most attacks have none of the four).
+    hit_modifiers: tuple[Modifier, ...] = (
+        (Modifier(f"{location.value} shot", shot),) if shot else ()
+    ) + ((Modifier("situational", modifier),) if modifier else ())
+    soak_modifiers: tuple[Modifier, ...] = (
+        (Modifier("armour", target.armour),) if target.armour else ()
+    ) + ((Modifier("environment", environment),) if environment else ())
     hit_plan = _plan_trait(attacker, HIT_STATS[kind], rules, hit_modifiers)
     defence_plan = _plan_trait(target, DEFENCE_STATS, rules, ())
     damage_plan = _damage_plan(kind, attacker, chosen, rules)

@@ -182,9 +182,36 @@ def _plan_trait(
     key: tuple[Stat | bool, ...] = (*stats, wild)
     base = memo[1].get(key)
     if base is None:
-        base = memo[1][key] = _trait_base(c, stats, rules, wild)
+        base = memo[1][key] = _shared_base(c, stats, rules, wild)
     label, sides, named, own = base
     return _Plan(c.name, label, sides, named, named and wild, own + tuple(modifiers))
+
+
+_SHARED = "_shared_trait_bases"  # the rules' memo of trait plans by what they read of a sheet
+_SHARED_KEPT = 4096
+
+
+def _shared_base(c: Character, stats: Sequence[Stat], rules: Rules, wild: bool) -> _TraitBase:
+    """:func:`_trait_base`, shared by sheets that read the same for it.
+
+    A plan reads the race, the points of the stats rolled, the kind, the named flag
+    and the wounds (and the personal traits: a sheet with any is worked out alone); a
+    wound makes a new sheet, and characters of one template share their numbers, so a
+    plan is kept in the rules' __dict__ under those values, not only on the sheet.
+    """
+    if c.traits:
+        return _trait_base(c, stats, rules, wild)
+    points = c.stats
+    key = (*stats, wild, c.race, *[points.get(stat) for stat in stats], c.kind, c.named, c.wounds)
+    shared: dict[tuple[Any, ...], _TraitBase] | None = rules.__dict__.get(_SHARED)
+    if shared is None:
+        shared = rules.__dict__[_SHARED] = {}
+    base = shared.get(key)
+    if base is None:
+        base = _trait_base(c, stats, rules, wild)
+        if len(shared) < _SHARED_KEPT:
+            shared[key] = base
+    return base
 
 
 def _trait_base(c: Character, stats: Sequence[Stat], rules: Rules, wild: bool) -> _TraitBase:
@@ -230,31 +257,49 @@ _PICK_EXTREME: dict[WildReplaces, Callable[[Sequence[int]], int]] = {
 }
 
 
-_EXCEPTIONAL: dict[ExceptionalOn, Callable[[Sequence[int], int, int], bool]] = {
+_EXCEPTIONAL: dict[ExceptionalOn, Callable[[list[int], int, int], bool]] = {
     ExceptionalOn.ANY: lambda values, wild, replaced: wild in values,
     ExceptionalOn.REPLACED: lambda values, wild, replaced: wild == values[replaced],
-    ExceptionalOn.EVERY: lambda values, wild, replaced: all(v == wild for v in values),
+    ExceptionalOn.EVERY: lambda values, wild, replaced: values.count(wild) == len(values),
 }
 
 
-_CRITICAL: dict[CriticalWhen, Callable[[Sequence[int]], bool]] = {
-    CriticalWhen.EVERY_DIE: lambda values: all(v == 1 for v in values),
+_CRITICAL: dict[CriticalWhen, Callable[[list[int]], bool]] = {
+    CriticalWhen.EVERY_DIE: lambda values: values.count(1) == len(values),
     CriticalWhen.ANY_DIE: lambda values: 1 in values,
 }
 
 
+# DieRoll values are frozen and few (a side count, a face, two flags): each is made once
+# and shared, instead of a new dataclass per die (three to six a roll).
+_DICE_SHOWN: dict[tuple[int, int, bool, bool], DieRoll] = {}
+_DICE_SHOWN_MAX = 8192  # past this many (huge custom dice), new ones are made, not kept
+
+
+def _die(sides: int, value: int, kept: bool = True, wild: bool = False) -> DieRoll:
+    key = (sides, value, kept, wild)
+    die = _DICE_SHOWN.get(key)
+    if die is None:
+        die = DieRoll(sides, value, kept, wild)
+        if len(_DICE_SHOWN) < _DICE_SHOWN_MAX:
+            _DICE_SHOWN[key] = die
+    return die
+
+
 def _execute(plan: _Plan, rulings: Rulings, dice: DiceSource) -> TraitRoll:
     """Roll a plan: its dice in order, then the wild d6 (R-1..R-4)."""
-    values = [dice.roll(sides) for sides in plan.sides]
+    sides = plan.sides
+    roll = dice.roll
+    values = [roll(side) for side in sides]
     wild_die: DieRoll | None = None
     exceptional = False
     replaced = -1
     if plan.wild:
-        wild_value = dice.roll(odds.WILD_SIDES)
-        chosen = _PICK_EXTREME[rulings.wild_die_replaces](values)
+        wild_value = roll(odds.WILD_SIDES)
+        chosen = 0 if len(values) == 1 else _PICK_EXTREME[rulings.wild_die_replaces](values)
         if wild_value > values[chosen]:
             replaced = chosen
-        wild_die = DieRoll(odds.WILD_SIDES, wild_value, kept=replaced >= 0, wild=True)
+        wild_die = _die(odds.WILD_SIDES, wild_value, replaced >= 0, True)
         # R-2: a wild 1 is harmless and never lucky ("единица на 1д6 не страшна").
         exceptional = wild_value != 1 and _EXCEPTIONAL[rulings.exceptional_on](
             values, wild_value, chosen
@@ -265,16 +310,24 @@ def _execute(plan: _Plan, rulings: Rulings, dice: DiceSource) -> TraitRoll:
         exceptional, critical = (
             (False, True) if rulings.critical_beats_exceptional else (True, False)
         )
-    shown = tuple(
-        DieRoll(sides, value, index != replaced)
-        for index, (sides, value) in enumerate(zip(plan.sides, values, strict=True))
-    )
+    if replaced < 0:
+        shown = tuple([_die(side, value) for side, value in zip(sides, values, strict=True)])
+    else:
+        shown = tuple(
+            [
+                _die(side, value, index != replaced)
+                for index, (side, value) in enumerate(zip(sides, values, strict=True))
+            ]
+        )
     # The kept dice: all of them, the one the wild d6 replaced taken out, the wild d6 in.
-    total = sum(values) + sum(m.value for m in plan.modifiers)
+    modifiers = plan.modifiers
+    total = sum(values)
+    for modifier in modifiers:
+        total += modifier.value
     if replaced >= 0:
         total += wild_value - values[replaced]
     return TraitRoll(
-        plan.roller, plan.label, shown, wild_die, plan.modifiers, total, exceptional, critical
+        plan.roller, plan.label, shown, wild_die, modifiers, total, exceptional, critical
     )
 
 

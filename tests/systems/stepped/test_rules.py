@@ -25,6 +25,7 @@ from referee.systems.stepped import (
     MagicParameter,
     Modifier,
     PenaltyAppliesTo,
+    PersonalTrait,
     Race,
     Rules,
     Rulings,
@@ -309,6 +310,27 @@ def test_the_same_sheet_rolls_by_each_campaigns_rules_and_its_own_wounds() -> No
     again = roll_trait(wounded, [Stat.STRENGTH], painful, FixedDice([3]))
     stricter = roll_trait(wounded, [Stat.STRENGTH], Rules(races=races), FixedDice([3]))
     assert (4, 3, 4) == (first.total, again.total, stricter.total)
+
+
+def test_sheets_that_read_the_same_share_a_plan_and_any_difference_is_its_own() -> None:
+    """Plans are kept by what a roll reads of a sheet: another character with the same
+    numbers rolls the same; a different race, kind, wound or trait rolls its own."""
+    races = {"human": Race("human"), "wookiee": Race("wookiee", 4, {Stat.STRENGTH: 1})}
+    rules = Rules(Rulings(wound_penalty_applies_to=PenaltyAppliesTo.ALL), races)
+
+    def strength(character: Character) -> tuple[tuple[Modifier, ...], int, bool]:
+        roll = roll_trait(character, [Stat.STRENGTH], rules, FixedDice([3, 1]))
+        return roll.modifiers, roll.total, roll.wild is not None
+
+    base = npc(race="wookiee", wounds_survived=2)
+    assert strength(base) == strength(replace(base, name="Other wookiee"))
+    assert ((), 3, False) == strength(replace(base, race="human"))
+    assert ((Modifier("race", 1),), 4, True) == strength(replace(base, kind=Kind.PC))
+    wounded = strength(replace(base, wounds=1))
+    assert ((Modifier("race", 1), Modifier("1 wound", -1)), 3, False) == wounded
+    strong = replace(base, traits=(PersonalTrait("Mighty", {Stat.STRENGTH: 2}),))
+    assert ((Modifier("race", 1), Modifier("Mighty", 2)), 6, False) == strength(strong)
+    assert ((Modifier("race", 1),), 4, False) == strength(base)
 
 
 def test_unknown_race_refuses_to_roll() -> None:

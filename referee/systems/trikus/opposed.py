@@ -40,7 +40,7 @@ from referee.systems.trikus.duel import (
     Reroll,
     play,
 )
-from referee.systems.trikus.odds import OddsTooCostly, joint_ends, success_chances
+from referee.systems.trikus.odds import MAX_WORK, OddsTooCostly, joint_ends, success_chances
 from referee.systems.trikus.policy import Commitment, Policy, commit
 from referee.systems.trikus.resources import (
     Ledger,
@@ -156,7 +156,9 @@ def chances(
         involved = {t for t in cancels if t is not None}
         involved |= {i for i, t in enumerate(cancels) if t is not None}
         tracked = tuple(sorted(involved))
-        ends, joint = joint_ends(gm_dice, entrants, tracked, rulings)
+        # The joint walk's units cost about three times more: a third of the budget keeps
+        # a cancel's odds within the same seconds as any other test's.
+        ends, joint = joint_ends(gm_dice, entrants, tracked, rulings, max_work=MAX_WORK // 3)
     except OddsTooCostly:
         return (None,) * len(entrants)
     won = list(ends[PairEnd.WON])

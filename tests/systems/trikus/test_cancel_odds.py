@@ -142,6 +142,18 @@ def test_a_cancelling_players_chance_is_below_his_pairs() -> None:
     assert 0 < cancelling[0] < keeping[0]
 
 
+def test_a_cancel_too_costly_to_follow_is_not_computed_rather_than_stalling() -> None:
+    """Three players of 3 dice against 4, one cancelling: past its budget, no chance stated.
+
+    Followed to the end this takes about 6 s of CPU (the joint ends of two players), so
+    the verdict says the chance was not computed instead of holding up the worker.
+    """
+    line3 = (DieKind.LINE,) * 3
+    entrants = tuple(Entrant(name, line3) for name in ("P", "Z", "Q"))
+    stated = opposed.chances(4, entrants, Rulings(), cancels=(1, None, None))
+    assert (None, None, None) == stated
+
+
 DUELS = 100_000
 P_FLOOR = 1e-4
 

@@ -26,11 +26,20 @@ the exact odds walk the joint state forward, throw by throw, and shrink it:
   one equally likely set, split only when a GM die is compared with it (the value is
   used by nothing else), instead of one state per face;
 * GM faces with the same effect on every lane are taken together;
+* while the GM holds every live lane it does not roll, and the lanes are independent
+  but for when that *stretch* ends (the first throw at which any player takes
+  control): the whole stretch is one step, a product over the lanes of each lane's
+  own stretch (:meth:`_Walk.stretch`), so only the GM's throws (at most its dice)
+  need a joint step;
+* with one GM die left the lanes are not joined at all: whether the GM throws it now
+  or after a stretch, and its face, are sums of products over the lanes, so each
+  lane's ends come from its own chances (:meth:`_Walk.finish_last`, exact integers);
 * once the GM has no dice left, or a single lane is left, the lanes no longer
   interact, and each finishes alone (memoised, one-on-one).
 
 The joint state still grows with players and dice, so :func:`success_chances` takes a
-budget of work (``max_work``, joint transitions examined) and raises
+budget of work (``max_work``: joint transitions, stretch outcomes and last-die terms
+examined) and raises
 :class:`OddsTooCostly` past it, so a verdict can say the odds were not computed instead
 of stalling the worker; ``bench/trikus_odds.py`` measures where that happens.
 
@@ -67,7 +76,8 @@ from referee.systems.trikus.duel import (
 from referee.systems.trikus.rulings import Consent, DeadTie, Rulings
 
 FACES = range(1, SIDES + 1)
-MAX_WORK = 400_000  # joint transitions examined: about a second on the reference machine
+MAX_WORK = 1_200_000  # work units (see _Walk): about 3 s at worst on the reference machine
+LANES_APART = 3  # more lanes than this finish the GM's last two dice apart (faster)
 
 
 class OddsTooCostly(Exception):
@@ -132,7 +142,7 @@ def joint_ends(
     ends: dict[PairEnd, tuple[Fraction, ...]] = {
         end: tuple(counts[k][end] / size[k] for k in kinds) for end in _ENDS
     }
-    return ends, joint
+    return ends, joint if tracked else {}
 
 
 def failure_chances(
@@ -191,6 +201,43 @@ class Lane(NamedTuple):
 Step = tuple[tuple[Lane, int, int], ...]
 
 
+class Moment(NamedTuple):
+    """One throw of a lane's stretch (see :meth:`_Lanes._stretch`), each with its chance."""
+
+    taken: tuple[tuple[Lane, Fraction], ...]  # the player takes control at this throw
+    held: tuple[tuple[Lane, Fraction], ...]  # the GM still holds the lane after it
+    ended: tuple[tuple[PairEnd, Fraction], ...]  # the lane ended before it
+
+
+# A lane's chance of each end (in _ENDS's order) as integers over ``_Lanes.unit``:
+# summed over the faces of the GM's last die, their total (one face), and per face.
+Vector = tuple[int, ...]
+
+
+class Profile(NamedTuple):
+    """One quantity of a lane for :func:`_finish_last`, exact in integers."""
+
+    summed: Vector  # each end, summed over the 10 faces of the GM's last die
+    total: int  # the chance the quantity covers (the same for each face)
+    by_die: tuple[Vector, ...]  # each end, per face
+
+
+class Outlook(NamedTuple):
+    """A lane with the GM's last die to come, before :func:`~.duel.prepare`."""
+
+    now: Profile  # its ends if the GM throws now
+    held: bool  # whether the GM holds it (or it ended), so it does not make the GM roll
+    # Per moment of its stretch (the GM holding every lane), its ends if the GM's last
+    # die follows that moment: over every state, and over those the player did not take.
+    moments: tuple[tuple[Profile, Profile], ...]
+    final: Profile  # its ends if the player never takes control in the stretch
+
+
+class Stretch(NamedTuple):
+    moments: tuple[Moment, ...]
+    ended: tuple[tuple[PairEnd, Fraction], ...]  # how it ends if the player never takes control
+
+
 class _Lanes:
     """What one lane does before and during a throw, memoised per lane and GM die."""
 
@@ -204,6 +251,18 @@ class _Lanes:
         self.prepared = cache(self._prepared)
         self.step = cache(self._step)
         self.alone = cache(self._alone)
+        self.stretch = cache(self._stretch)
+        self.last = cache(self._last)
+        self.outlook = cache(self._outlook)
+        self.flat = cache(self._flat)
+        self.thrown = cache(self._thrown)
+        # The longest stretch a lane can have: one of its dice (or Light tokens) a throw.
+        self.longest = max(len(e.hand) + e.light for e in entrants)
+        # Integers over this unit hold every chance of a lane's future dice exactly,
+        # given its state: powers of ten, and (a lazy value) one of 1 to 10 faces.
+        per_test = rulings.negotiations_per_test
+        dice = 2 + max(len(e.hand) + e.light + 2 * per_test for e in entrants)
+        self.unit = 2520 * SIDES**dice
 
     def _lane(self, kind: int, state: DuelState) -> Lane:
         """The lane of a one-pair state, with what cannot matter any more forgotten.
@@ -306,6 +365,110 @@ class _Lanes:
             return [(1, gm_reroll(before, after, 0, gm_die, face, together)) for face in FACES]
         return [(0, after)]
 
+    def _stretch(self, lane: Lane) -> Stretch:
+        """The lane's throws while the GM holds it and does not roll, until it takes control.
+
+        ``lane`` is prepared, held by the GM, and the GM has dice. Moment ``s`` gives
+        the lanes in which the player takes control at throw ``s + 1``, first; those
+        the GM still holds after it (not yet prepared); and how it ended, if it did,
+        before that throw. ``ended`` is how it ends if it never takes control.
+        """
+        moments: list[Moment] = []
+        current: dict[Lane, Fraction] = {lane: Fraction(1)}
+        ended: dict[PairEnd, Fraction] = {}
+        while current:
+            taken: defaultdict[Lane, Fraction] = defaultdict(Fraction)
+            held: defaultdict[Lane, Fraction] = defaultdict(Fraction)
+            for now, chance in current.items():
+                for after, numerator, denominator in self.step(now, None):
+                    found = held if after.control == _GM else taken
+                    found[after] += chance * numerator / denominator
+            moments.append(Moment(tuple(taken.items()), tuple(held.items()), tuple(ended.items())))
+            current, ended = defaultdict(Fraction), dict(ended)
+            for after, chance in held.items():
+                ready = self.prepared(after, True)
+                if isinstance(ready, PairEnd):
+                    ended[ready] = ended.get(ready, Fraction(0)) + chance
+                else:
+                    current[ready] += chance
+        return Stretch(tuple(moments), tuple(ended.items()))
+
+    def _last(self, lane: Lane) -> tuple[dict[PairEnd, Fraction], ...]:
+        """How the lane ends if the GM now throws its last die, per face of that die.
+
+        ``lane`` is taken before :func:`~.duel.prepare`; after the throw the GM has no
+        dice, so the lane finishes alone.
+        """
+        ready = self.prepared(lane, True)
+        if isinstance(ready, PairEnd):
+            return ({ready: Fraction(1)},) * SIDES
+        by_die = []
+        for gm_die in FACES:
+            ends: dict[PairEnd, Fraction] = defaultdict(Fraction)
+            for after, numerator, denominator in self.step(ready, gm_die):
+                for end, p in self.alone(after, 0).items():
+                    ends[end] += p * numerator / denominator
+            by_die.append(ends)
+        return tuple(by_die)
+
+    def _outlook(self, lane: Lane) -> Outlook:
+        """The lane's :class:`Outlook`, with the GM's last die to come."""
+        ready = self.prepared(lane, True)
+        now = self._profile([(self.last(lane), Fraction(1))])
+        if isinstance(ready, PairEnd):
+            return Outlook(now, True, (), now)
+        if ready.control != _GM:
+            return Outlook(now, False, (), now)
+        stretch = self.stretch(ready)
+        moments = []
+        for moment in stretch.moments:
+            ended = [(({end: p},) * SIDES, Fraction(1)) for end, p in moment.ended]
+            held = [(self.last(z), p) for z, p in moment.held] + ended
+            taken = [(self.last(z), p) for z, p in moment.taken]
+            moments.append((self._profile(taken + held), self._profile(held)))
+        final = self._profile([(({end: p},) * SIDES, Fraction(1)) for end, p in stretch.ended])
+        return Outlook(now, True, tuple(moments), final)
+
+    def _flat(self, lane: Lane) -> tuple[int, ...]:
+        """The lane's quantities in each of :func:`_finish_last`'s terms, in a row: per
+        term its ends summed over the GM's last die, then their total. Terms: now, held
+        now, each moment of a stretch (with and without the states the player took),
+        final; a lane not held has no part in a stretch, and past its own stretch it
+        stays final."""
+        outlook = self.outlook(lane)
+        zero = Profile((0,) * len(_ENDS), 0, ())
+        terms = [outlook.now, outlook.now if outlook.held else zero]
+        for moment in range(self.longest):
+            if not outlook.held:
+                terms += [zero, zero]
+            elif moment < len(outlook.moments):
+                terms += outlook.moments[moment]
+            else:
+                terms += [outlook.final, outlook.final]
+        terms.append(outlook.final if outlook.held else zero)
+        return tuple(value for term in terms for value in (*term.summed, term.total))
+
+    def _thrown(self, lane: Lane, gm_die: int) -> tuple[int, ...]:
+        """:meth:`_flat` of the lanes a throw with the GM's second-to-last die leads to,
+        each weighted by its chance over ``unit`` (so the row is over ``unit`` squared)."""
+        return _row(
+            [(w, self.flat(after)) for after, w in _measure(self.step(lane, gm_die), self.unit)]
+        )
+
+    def _profile(
+        self, parts: list[tuple[tuple[dict[PairEnd, Fraction], ...], Fraction]]
+    ) -> Profile:
+        """The sum of ``parts`` (ends per face of the GM's last die, times a chance)."""
+        by_die = []
+        for face in range(SIDES):
+            ends: dict[PairEnd, Fraction] = defaultdict(Fraction)
+            for per_face, chance in parts:
+                for end, p in per_face[face].items():
+                    ends[end] += chance * p
+            by_die.append(tuple(_whole(ends[end] * self.unit) for end in _ENDS))
+        summed = tuple(sum(column) for column in zip(*by_die, strict=True))
+        return Profile(summed, sum(by_die[0]), tuple(by_die))
+
     def _alone(self, lane: Lane, gm_left: int) -> dict[PairEnd, Fraction]:
         """How the lane ends when nothing else can change the GM's rolls (one-on-one).
 
@@ -349,6 +512,7 @@ def _lazy(found: dict[Lane, Fraction]) -> Step:
 # The GM's dice left, the live lanes (sorted), and how each tracked player's pair ended
 # (LIVE while it has not).
 Joint = tuple[int, tuple[Lane, ...], tuple[PairEnd, ...]]
+_ENDS: tuple[PairEnd, ...] = tuple(end for end in PairEnd if end is not PairEnd.LIVE)
 
 
 def _walk(
@@ -359,126 +523,364 @@ def _walk(
     slots: dict[int, int],
     max_work: int,
 ) -> tuple[list[dict[PairEnd, Fraction]], JointEnds]:
-    """Each class's summed chance of each end, walking the joint state throw by throw,
-    and the joint chances of the ends of the tracked classes (``slots``: class to slot).
-
-    Masses are integers: chances scaled by ``10 ** most``, the most dice a test can
-    draw, so every chance of an event over the dice is a whole number of them.
-    """
-    per_test = lanes.rulings.negotiations_per_test
-    rerolls = sum(
-        per_test * ((e.negotiate is not None) + (e.gm_negotiate is not None)) for e in entrants
-    )
-    most = gm_dice + sum(len(e.hand) + e.light for e in entrants) + rerolls
-    scale = SIDES**most
-    ends: list[defaultdict[PairEnd, int]] = [defaultdict(int) for _ in lanes.entrants]
+    """Each class's summed chance of each end, walking the joint state, and the joint
+    chances of the ends of the tracked classes (``slots``: class to slot)."""
+    walk = _Walk(gm_dice, entrants, lanes, slots, max_work)
     first = tuple(
         sorted(
             Lane(k, _NOBODY, 0, 0, (), len(e.hand), e.light, 0, 0)
             for e, k in zip(entrants, kinds, strict=True)
         )
     )
-    # A throw always draws a die from the GM or a hand (Light tokens turn into hands),
-    # so states are taken by dice left, most first: each is complete when taken.
-    levels: dict[int, dict[Joint, int]] = defaultdict(dict)
-    levels[_left(gm_dice, first)][gm_dice, first, (PairEnd.LIVE,) * len(slots)] = scale
-    joint_ends: defaultdict[tuple[PairEnd, ...], int] = defaultdict(int)
-    work = 0
-    for level in range(_left(gm_dice, first), -1, -1):
-        for (gm_left, joint, done), mass in levels.pop(level, {}).items():
-            live: list[Lane] = []
-            ended = list(done)
-            for lane in joint:
-                ready = lanes.prepared(lane, gm_left > 0)
-                if isinstance(ready, PairEnd):
-                    ends[lane.kind][ready] += mass
-                    if lane.kind in slots:
-                        ended[slots[lane.kind]] = ready
+    return walk.run(gm_dice, first)
+
+
+class _Walk:
+    """The joint walk's state: the joint states by dice left, and the ends counted.
+
+    Masses are integers: chances scaled by ``10 ** most``, the most dice a test can
+    draw, so every chance of an event over the dice is a whole number of them.
+    """
+
+    def __init__(
+        self,
+        gm_dice: int,
+        entrants: tuple[Entrant, ...],
+        lanes: _Lanes,
+        slots: dict[int, int],
+        max_work: int,
+    ) -> None:
+        per_test = lanes.rulings.negotiations_per_test
+        rerolls = sum(
+            per_test * ((e.negotiate is not None) + (e.gm_negotiate is not None)) for e in entrants
+        )
+        most = gm_dice + sum(len(e.hand) + e.light for e in entrants) + rerolls
+        self.scale = SIDES**most
+        self.lanes, self.slots, self.max_work = lanes, slots, max_work
+        self.ends: list[defaultdict[PairEnd, int]] = [defaultdict(int) for _ in lanes.entrants]
+        self.joint_ends: defaultdict[tuple[PairEnd, ...], int] = defaultdict(int)
+        self.levels: dict[int, dict[Joint, int]] = defaultdict(dict)
+        self.work = 0
+
+    def run(
+        self, gm_dice: int, first: tuple[Lane, ...]
+    ) -> tuple[list[dict[PairEnd, Fraction]], JointEnds]:
+        lanes, slots = self.lanes, self.slots
+        # A throw always draws a die from the GM or a hand (Light tokens turn into hands),
+        # so states are taken by dice left, most first: each is complete when taken.
+        self.add(gm_dice, first, (PairEnd.LIVE,) * len(slots), self.scale)
+        for level in range(_left(gm_dice, first), -1, -1):
+            for (gm_left, joint, done), mass in self.levels.pop(level, {}).items():
+                if gm_left == 1 and len(joint) > 1:
+                    self.finish_last(mass, [(lane, [(lane, lanes.unit)]) for lane in joint], done)
+                    continue
+                live: list[Lane] = []
+                ended = list(done)
+                for lane in joint:
+                    ready = lanes.prepared(lane, gm_left > 0)
+                    if isinstance(ready, PairEnd):
+                        self.ends[lane.kind][ready] += mass
+                        if lane.kind in slots:
+                            ended[slots[lane.kind]] = ready
+                    else:
+                        live.append(ready)
+                if gm_left == 0 or len(live) == 1:
+                    self.alone(gm_left, joint, done, mass)
+                elif not live:
+                    self.joint_ends[tuple(ended)] += mass
+                elif all(lane.control == _GM for lane in live):
+                    self.stretch(gm_left, live, tuple(ended), mass)
                 else:
-                    live.append(ready)
-            if gm_left == 0 or len(live) == 1:
-                for lane in joint:  # nothing couples the lanes any more
-                    for end, chance in lanes.alone(lane, gm_left).items():
-                        if not isinstance(lanes.prepared(lane, gm_left > 0), PairEnd):
-                            ends[lane.kind][end] += _times(mass, chance)
-                _finish_tracked(gm_left, joint, done, mass, lanes, slots, joint_ends)
-                continue
-            if not live:
-                joint_ends[tuple(ended)] += mass
-                continue
-            work += _throw(gm_left, live, tuple(ended), mass, lanes, levels)
-            if work > max_work:
-                raise OddsTooCostly(f"more than {max_work} joint transitions to examine")
-    counts: list[dict[PairEnd, Fraction]] = [
-        {end: Fraction(e[end], scale) for end in _ENDS} for e in ends
-    ]
-    return counts, {key: Fraction(mass, scale) for key, mass in joint_ends.items() if mass}
-
-
-def _finish_tracked(
-    gm_left: int,
-    joint: tuple[Lane, ...],
-    done: tuple[PairEnd, ...],
-    mass: int,
-    lanes: _Lanes,
-    slots: dict[int, int],
-    joint_ends: defaultdict[tuple[PairEnd, ...], int],
-) -> None:
-    """The tracked lanes' joint ends once each finishes alone: independent, so a product."""
-    spread: dict[tuple[PairEnd, ...], Fraction] = {done: Fraction(1)}
-    for lane in joint:
-        if lane.kind not in slots:
-            continue
-        slot = slots[lane.kind]
-        spread = {
-            (*key[:slot], end, *key[slot + 1 :]): chance * p
-            for key, chance in spread.items()
-            for end, p in lanes.alone(lane, gm_left).items()
+                    self.throw(gm_left, live, tuple(ended), mass)
+                if self.work > self.max_work:
+                    raise OddsTooCostly(f"more than {self.max_work} joint transitions to examine")
+        counts: list[dict[PairEnd, Fraction]] = [
+            {end: Fraction(e[end], self.scale) for end in _ENDS} for e in self.ends
+        ]
+        joint_ends = {
+            key: Fraction(mass, self.scale) for key, mass in self.joint_ends.items() if mass
         }
-    for key, chance in spread.items():
-        joint_ends[key] += _times(mass, chance)
+        return counts, joint_ends
 
+    def add(
+        self, gm_left: int, joint: tuple[Lane, ...], done: tuple[PairEnd, ...], mass: int
+    ) -> None:
+        bucket = self.levels[_left(gm_left, joint)]
+        key = (gm_left, joint, done)
+        bucket[key] = bucket.get(key, 0) + mass
 
-_ENDS: tuple[PairEnd, ...] = tuple(end for end in PairEnd if end is not PairEnd.LIVE)
+    def alone(
+        self, gm_left: int, joint: tuple[Lane, ...], done: tuple[PairEnd, ...], mass: int
+    ) -> None:
+        """Nothing couples the lanes any more: each finishes alone (memoised)."""
+        lanes, slots = self.lanes, self.slots
+        for lane in joint:
+            if isinstance(lanes.prepared(lane, gm_left > 0), PairEnd):
+                continue  # counted already
+            for end, chance in lanes.alone(lane, gm_left).items():
+                self.ends[lane.kind][end] += _times(mass, chance)
+        if not slots:
+            return
+        spread: dict[tuple[PairEnd, ...], Fraction] = {done: Fraction(1)}
+        for lane in joint:
+            if lane.kind in slots:
+                slot = slots[lane.kind]
+                spread = {
+                    (*key[:slot], end, *key[slot + 1 :]): chance * p
+                    for key, chance in spread.items()
+                    for end, p in lanes.alone(lane, gm_left).items()
+                }
+        for key, chance in spread.items():
+            self.joint_ends[key] += _times(mass, chance)
+
+    def throw(self, gm_left: int, live: list[Lane], done: tuple[PairEnd, ...], mass: int) -> None:
+        """Spread ``mass`` over the joint states after a throw in which the GM rolls.
+
+        After the GM's second-to-last die, with more than ``LANES_APART`` lanes, the
+        lanes are not spread into joint states: :meth:`finish_last` finishes them from
+        each lane's own chances (with fewer, joint states merge enough to be cheaper).
+        """
+        lanes = self.lanes
+        effects: dict[tuple[Step, ...], list[int]] = defaultdict(list)  # GM faces by effect
+        for gm_die in FACES:
+            effects[tuple(lanes.step(lane, gm_die) for lane in live)].append(gm_die)
+        for steps, faces in effects.items():
+            base = mass * len(faces) // SIDES
+            if gm_left == 2 and len(live) > LANES_APART:
+                # The other faces in the group act alike on every lane.
+                thrown = [(lane, lanes.thrown(lane, faces[0])) for lane in live]
+                measures = [
+                    (lane, _measure(step, lanes.unit))
+                    for lane, step in zip(live, steps, strict=True)
+                    if self.slots  # only the joint ends need them
+                ]
+                self.finish_last(base, measures, done, thrown)
+                continue
+            for combo in product(*steps):
+                m = base
+                for _, numerator, denominator in combo:
+                    m = m * numerator // denominator  # exact: see _Walk
+                self.add(gm_left - 1, tuple(sorted([lane for lane, _, _ in combo])), done, m)
+            self.work += prod(len(step) for step in steps)
+
+    def stretch(self, gm_left: int, live: list[Lane], done: tuple[PairEnd, ...], mass: int) -> None:
+        """Spread ``mass`` over the states after the GM's hold on every live lane.
+
+        While the GM holds every live lane it does not roll, so each lane plays alone
+        against a fixed value until its player takes control (:meth:`_Lanes._stretch`);
+        the lanes are independent but for when that happens, the first throw at which
+        any of them does. So the joint outcome is, for each length ``s``, a product over
+        the lanes of their moment ``s``, with at least one lane taking control; or every
+        lane ends.
+        """
+        stretches = [self.lanes.stretch(lane) for lane in live]
+        for s in range(max(len(stretch.moments) for stretch in stretches)):
+            options: list[list[tuple[Lane | PairEnd, Fraction, bool]]] = []
+            for stretch in stretches:
+                if s < len(stretch.moments):
+                    moment = stretch.moments[s]
+                    options.append(
+                        [(lane, p, True) for lane, p in moment.taken]
+                        + [(lane, p, False) for lane, p in moment.held]
+                        + [(end, p, False) for end, p in moment.ended]
+                    )
+                else:
+                    options.append([(end, p, False) for end, p in stretch.ended])
+            for combo in product(*options):
+                self.work += 1
+                if any(taken for _, _, taken in combo):
+                    m, joint, ended = self.combined(mass, live, combo, done)
+                    self.add(gm_left, joint, ended, m)
+        for combo in product(*([(end, p, False) for end, p in st.ended] for st in stretches)):
+            self.work += 1
+            m, _, ended = self.combined(mass, live, combo, done)
+            self.joint_ends[ended] += m
+
+    def combined(
+        self,
+        mass: int,
+        live: list[Lane],
+        combo: tuple[tuple[Lane | PairEnd, Fraction, bool], ...],
+        done: tuple[PairEnd, ...],
+    ) -> tuple[int, tuple[Lane, ...], tuple[PairEnd, ...]]:
+        """One joint outcome of a stretch: its mass, its live lanes, the tracked ends; the
+        lanes that ended counted."""
+        m = _times(mass, prod((p for _, p, _ in combo), start=Fraction(1)))
+        joint: list[Lane] = []
+        ended = list(done)
+        for lane, (now, _, _) in zip(live, combo, strict=True):
+            if isinstance(now, PairEnd):
+                self.ends[lane.kind][now] += m
+                if lane.kind in self.slots:
+                    ended[self.slots[lane.kind]] = now
+            else:
+                joint.append(now)
+        return m, tuple(sorted(joint)), tuple(ended)
+
+    def finish_last(
+        self,
+        mass: int,
+        measures: list[tuple[Lane, list[tuple[Lane, int]]]],
+        done: tuple[PairEnd, ...],
+        thrown: list[tuple[Lane, tuple[int, ...]]] | None = None,
+    ) -> None:
+        """Each lane's ends with one GM die left, the lanes given apart (independent):
+        per lane (by its lane before) its states, each with its chance over ``unit``,
+        taken before :func:`~.duel.prepare`. ``thrown``: the lanes' rows
+        (:meth:`_Lanes._thrown`) when the caller has them memoised.
+
+        Only two things still couple the lanes: whether the GM throws its last die now
+        (it does unless it holds every lane) or after a stretch ending when a player
+        first takes control; and that die's face. The chance of each is a sum of
+        products over the lanes (by inclusion and exclusion: "some lane is not held" is
+        "any" minus "all held"), so no joint state is needed: in each product term a
+        lane's ends are its own times the others' totals (see :meth:`_Lanes._flat`).
+        """
+        lanes = self.lanes
+        if thrown is None:
+            thrown = [
+                (lane, _row([(w, lanes.flat(state)) for state, w in states]))
+                for lane, states in measures
+            ]
+        count, width = len(_ENDS), len(_ENDS) + 1
+        marginal = [[0] * count for _ in thrown]
+        for term, sign in enumerate((1, -1, *((1, -1) * lanes.longest), 1)):
+            start = term * width
+            totals = [row[start + count] for _, row in thrown]
+            zeros = totals.count(0)
+            if zeros > 1:
+                continue  # every product in this term has a lane without a chance
+            if zeros:
+                others = [0] * len(thrown)
+                others[totals.index(0)] = sign * prod(t for t in totals if t)
+            else:
+                everyone = sign * prod(totals)
+                others = [everyone // t for t in totals]
+            for into, times, (_, row) in zip(marginal, others, thrown, strict=True):
+                if times:
+                    for e in range(count):
+                        into[e] += times * row[start + e]
+        scale = lanes.unit ** (2 * len(thrown)) * SIDES
+        for (lane, _), counts in zip(thrown, marginal, strict=True):
+            for end, value in zip(_ENDS, counts, strict=True):
+                if value:
+                    self.ends[lane.kind][end] += _exactly(mass * value, scale)
+        self.work += len(thrown) * (3 + 2 * lanes.longest)
+        if self.slots:
+            self.joint_last(mass, measures, done)
+
+    def joint_last(
+        self,
+        mass: int,
+        measures: list[tuple[Lane, list[tuple[Lane, int]]]],
+        done: tuple[PairEnd, ...],
+    ) -> None:
+        """The tracked lanes' joint ends in :meth:`finish_last`, face by face of the last
+        die (the same terms, with each tracked lane's ends kept per face)."""
+        lanes, slots = self.lanes, self.slots
+        tracked = [i for i, (lane, _) in enumerate(measures) if lane.kind in slots]
+        weighted = [[(w, lanes.outlook(state)) for state, w in states] for _, states in measures]
+        longest = max((len(o.moments) for lane in weighted for _, o in lane if o.held), default=0)
+        columns: list[list[tuple[int, Profile]]] = []
+        for i, outlooks in enumerate(weighted):
+            with_faces = i in tracked
+            held = [(w, o) for w, o in outlooks if o.held]
+            column = [
+                (1, _combine([(w, o.now) for w, o in outlooks], with_faces)),
+                (-1, _combine([(w, o.now) for w, o in held], with_faces)),
+            ]
+            for moment in range(longest):
+                for which, sign in ((0, 1), (1, -1)):
+                    parts = [
+                        (w, o.moments[moment][which] if moment < len(o.moments) else o.final)
+                        for w, o in held
+                    ]
+                    column.append((sign, _combine(parts, with_faces)))
+            column.append((1, _combine([(w, o.final) for w, o in held], with_faces)))
+            columns.append(column)
+        joint: dict[tuple[PairEnd, ...], int] = defaultdict(int)
+        for term in range(len(columns[0])):
+            sign = columns[0][term][0]
+            profiles = [column[term][1] for column in columns]
+            rest = sign * prod(p.total for i, p in enumerate(profiles) if i not in tracked)
+            if rest:
+                chosen = [(slots[measures[i][0].kind], profiles[i]) for i in tracked]
+                _spread_joint(rest, done, chosen, joint)
+        scale = lanes.unit ** (2 * len(measures)) * SIDES
+        for key, value in joint.items():
+            if value:
+                self.joint_ends[key] += _exactly(mass * value, scale)
 
 
 def _left(gm_left: int, joint: tuple[Lane, ...]) -> int:
     return gm_left + sum(lane.hand + lane.light for lane in joint)
 
 
-def _times(mass: int, chance: Fraction) -> int:
-    """``mass * chance``: exact, since both count outcomes of d10s (asserted)."""
-    whole, rest = divmod(mass * chance.numerator, chance.denominator)
+def _whole(value: Fraction) -> int:
+    assert value.denominator == 1, "a chance finer than the dice"
+    return value.numerator
+
+
+def _exactly(numerator: int, denominator: int) -> int:
+    whole, rest = divmod(numerator, denominator)
     assert not rest, "a chance finer than the dice"
     return whole
 
 
-def _throw(
-    gm_left: int,
-    live: list[Lane],
+def _times(mass: int, chance: Fraction) -> int:
+    """``mass * chance``: exact, since both count outcomes of d10s (asserted)."""
+    return _exactly(mass * chance.numerator, chance.denominator)
+
+
+def _measure(step: Step, unit: int) -> list[tuple[Lane, int]]:
+    """A lane's states after a throw, each with its chance in integers over ``unit``."""
+    return [
+        (lane, _exactly(numerator * unit, denominator)) for lane, numerator, denominator in step
+    ]
+
+
+def _row(parts: list[tuple[int, tuple[int, ...]]]) -> tuple[int, ...]:
+    """The sum of weighted rows of :meth:`_Lanes._flat`."""
+    total = [0] * len(parts[0][1])
+    for weight, row in parts:
+        total = [a + weight * b for a, b in zip(total, row, strict=True)]
+    return tuple(total)
+
+
+def _combine(parts: list[tuple[int, Profile]], with_faces: bool) -> Profile:
+    """The sum of weighted profiles (weights over the unit: the result is over its square)."""
+    summed = [0] * len(_ENDS)
+    total = 0
+    by_die = [[0] * len(_ENDS) for _ in FACES] if with_faces else []
+    for weight, profile in parts:
+        total += weight * profile.total
+        for e, value in enumerate(profile.summed):
+            summed[e] += weight * value
+        for into, vector in zip(by_die, profile.by_die, strict=False):
+            for e, value in enumerate(vector):
+                into[e] += weight * value
+    return Profile(tuple(summed), total, tuple(tuple(v) for v in by_die))
+
+
+def _spread_joint(
+    rest: int,
     done: tuple[PairEnd, ...],
-    mass: int,
-    lanes: _Lanes,
-    levels: dict[int, dict[Joint, int]],
-) -> int:
-    """Spread ``mass`` over the joint states after one throw; returns the work done."""
-    gm_rolls = any(lane.control != _GM for lane in live)  # gm_left > 0 here
-    effects: dict[tuple[Step, ...], int] = defaultdict(int)  # GM faces by their effect
-    for gm_die in FACES if gm_rolls else (None,):
-        effects[tuple(lanes.step(lane, gm_die) for lane in live)] += 1
-    left = gm_left - gm_rolls
-    work = 0
-    for steps, faces in effects.items():
-        base = mass * faces // SIDES if gm_rolls else mass
-        for combo in product(*steps):
-            m = base
-            for _, numerator, denominator in combo:
-                m = m * numerator // denominator  # exact: see _walk
-            joint = tuple(sorted([lane for lane, _, _ in combo]))
-            bucket = levels[_left(left, joint)]
-            bucket[left, joint, done] = bucket.get((left, joint, done), 0) + m
-        work += len(steps) and prod(len(step) for step in steps)
-    return work
+    tracked: list[tuple[int, Profile]],
+    joint: dict[tuple[PairEnd, ...], int],
+) -> None:
+    """Add one term's joint ends of the tracked lanes (``(slot, profile)``), face by face
+    of the GM's last die, times ``rest`` (the other lanes' totals)."""
+    for face in range(SIDES):
+        spread = {done: rest}
+        for slot, profile in tracked:
+            spread = {
+                (*key[:slot], end, *key[slot + 1 :]): chance * value
+                for key, chance in spread.items()
+                for end, value in zip(_ENDS, profile.by_die[face], strict=True)
+                if value
+            }
+        for key, chance in spread.items():
+            joint[key] += chance
 
 
 __all__ = [

@@ -11,11 +11,12 @@ from hypothesis import strategies as st
 
 from referee.dice import SeededDice
 from referee.systems.trikus.duel import DieKind, Entrant, PairEnd, play
-from referee.systems.trikus.odds import OddsTooCostly, end_chances, success_chances
+from referee.systems.trikus.odds import OddsTooCostly, end_chances, joint_ends, success_chances
 from referee.systems.trikus.rulings import Consent, DeadTie, Rulings, TogetherTie
 from referee.testing.odds import chi_square_p
 
 from .joint_recursion import reference_end_chances
+from .lane_walk import walked_joint_ends
 
 DUELS = 100_000
 P_FLOOR = 1e-4
@@ -161,3 +162,69 @@ def test_a_realistic_team_test_fits_the_budget() -> None:
     """GM 5 against three Masters (3 dice each), far past the first recursion, is exact."""
     won = success_chances(5, tuple(line(n, 3) for n in "PZM"))
     assert (1, True) == (len(set(won)), 0 < won[0] < 1)
+
+
+GRID = [  # (GM dice, players, rulings, tracked): every kind of trigger, ruling and cancel
+    (3, (line("P", 2), line("Z", 3), line("M", 1)), Rulings(), ()),
+    (3, (line("P", 3), line("Z", 3), line("M", 3)), Rulings(), ()),
+    (3, (line("P", 2), line("Z", 2), line("M", 1), line("K", 1)), Rulings(), ()),
+    (2, (line("P", 1, light=1, escape=(1, 8)), line("Z", 2, negotiate=7)), ALWAYS, ()),
+    (
+        2,
+        (line("P", 2, gm_negotiate=6), line("Z", 2, light=1), line("M", 1)),
+        Rulings(together_tie=TogetherTie.GM),
+        (),
+    ),
+    (
+        2,
+        (
+            line("P", 2, negotiate=8, escape=(2, 7)),
+            line("Z", 2, gm_negotiate=5),
+            line("M", 1, light=2),
+        ),
+        Rulings(dead_tie=DeadTie.NONE, negotiations_per_test=2),
+        (),
+    ),
+    (3, (line("P", 1), line("Z", 1), line("M", 1)), Rulings(dead_tie=DeadTie.NONE), ()),
+    (2, (line("P", 2, negotiate=5), line("Z", 2)), Rulings(), ()),  # "ask": consent assumed
+    (3, (line("P", 1), line("Z", 2, escape=(1, 8)), line("M", 2)), Rulings(), (0, 1)),
+    (
+        2,
+        (line("P", 1, negotiate=6), line("Z", 1, gm_negotiate=4), line("M", 2, light=1)),
+        ALWAYS,
+        (0, 1, 2),
+    ),
+]
+
+
+GRID.append(  # four lanes: the last two GM dice finished apart, with joint ends
+    (
+        3,
+        (line("P", 1), line("Z", 1, escape=(1, 8)), line("M", 1), line("K", 1, light=1)),
+        Rulings(),
+        (0, 1),
+    )
+)
+GRID.append(
+    (
+        3,
+        (line("P", 1, negotiate=7), line("Z", 1, gm_negotiate=5), line("M", 1), line("K", 2)),
+        Rulings(negotiation_consent=Consent.ALWAYS, dead_tie=DeadTie.NONE),
+        (),
+    )
+)
+
+
+@pytest.mark.parametrize(("gm", "players", "rulings", "tracked"), GRID)
+def test_stretches_and_the_last_die_change_no_chance(gm, players, rulings, tracked) -> None:
+    """Every end, and the tracked players' joint ends, equal the walk that joins every throw."""
+    assert walked_joint_ends(gm, players, tracked, rulings) == joint_ends(
+        gm, players, tracked, rulings
+    )
+
+
+def test_a_refused_negotiation_changes_nothing_in_the_stretches() -> None:
+    """Without assumed consent (a proposal counted, no reroll) the chances still agree."""
+    players = (line("P", 2, negotiate=4), line("Z", 2), line("M", 1))
+    expected = walked_joint_ends(3, players, (), Rulings(), assume_consent=False)
+    assert expected == joint_ends(3, players, (), Rulings(), assume_consent=False)

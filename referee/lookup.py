@@ -98,15 +98,27 @@ class SheetResult:
     private_state: bool  # the GM changed its state in private: players see an older one
 
 
-def _words(value: Any) -> str:
-    """A sheet value in plain words: ``{"str": 2}`` -> ``str 2``; items joined by "; "."""
+def _words(value: Any, inside: bool = False) -> str:
+    """A sheet value in plain words: ``{"str": 2}`` -> ``str 2``; items joined by "; ".
+
+    Within an item, a list is joined by "and", and fields left empty or false (an item
+    not ``spent``) are left out.
+
+    >>> _words([{"name": "Medpac", "traits": ["one-use", "renewable"], "spent": False}])
+    'name Medpac, traits one-use and renewable'
+    """
     if isinstance(value, Mapping):
-        return ", ".join(f"{k} {_words(v)}" for k, v in value.items() if v not in (None, ""))
+        return ", ".join(f"{k} {_words(v, True)}" for k, v in value.items() if not _blank(v))
     if isinstance(value, list):
-        return "; ".join(_words(item) for item in value)
+        return (" and " if inside else "; ").join(_words(item, inside) for item in value)
     if value is True:
         return "yes"
     return str(value)
+
+
+def _blank(value: Any) -> bool:
+    """Whether a field says nothing worth a word (0 says something)."""
+    return value is None or value is False or value in ("", [], {})
 
 
 _SUMMARY_KEYS = frozenset({"name", "kind", "version", "stats"})

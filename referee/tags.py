@@ -413,6 +413,9 @@ def parse_apply(rest: str, context: ParseContext) -> Apply:
     return Apply()
 
 
+_OUTSIDE_PARENTHESES_COMMA = re.compile(r",(?![^()]*\))")  # a comma no ")" closes after
+
+
 def decision_parser(decision: str) -> Callable[[str, ParseContext], Decide]:
     """The parser of ``[[approve ...]]``, ``[[reject ...]]`` or ``[[revise ...]]``."""
     usage = DECIDE_USAGE[decision]
@@ -423,7 +426,9 @@ def decision_parser(decision: str) -> Callable[[str, ParseContext], Decide]:
             name_part, _, amend_part = rest.partition(" with ")
             if rest.casefold().startswith("with "):
                 name_part, amend_part = "", rest[5:]
-            amendments = tuple(collapse(item) for item in amend_part.split(",") if collapse(item))
+            # A comma inside parentheses is an item's (``item Amulet (helpful, ?sith)``).
+            parts = _OUTSIDE_PARENTHESES_COMMA.split(amend_part)
+            amendments = tuple(collapse(item) for item in parts if collapse(item))
             name = (
                 name_argument(name_part, "character", usage, context.limits) if name_part else None
             )

@@ -13,7 +13,16 @@ from referee.limits import Limits
 from referee.notation import parse_expression
 from referee.resolve import verbs_for
 from referee.system import Verb, verb_table
-from referee.tags import ParseContext, RollDice, ShowHelp, Tag, TagScan, find_tags, parse_tag
+from referee.tags import (
+    ParseContext,
+    RollDice,
+    ShowHelp,
+    Tag,
+    TagScan,
+    decision_parser,
+    find_tags,
+    parse_tag,
+)
 
 # ---------------------------------------------------------------------------- finding
 
@@ -179,3 +188,14 @@ def test_a_dice_tag_is_read_within_the_limits_it_is_given():
     parse_tag("roll 30d6", verbs_for(None))
     with pytest.raises(TagError):
         parse_tag("roll 30d6", verbs_for(None), ParseContext(limits=Limits(max_dice=20)))
+
+
+def test_an_approve_amendment_keeps_the_commas_inside_its_parentheses() -> None:
+    """[[approve Nika with item Amulet (helpful, ?sith), tier advanced]]: two amendments."""
+    decided = decision_parser("approve")(
+        "Nika with item Amulet (helpful, ?sith), tier advanced", ParseContext()
+    )
+    assert ("Nika", ("item Amulet (helpful, ?sith)", "tier advanced")) == (
+        decided.name,
+        decided.amendments,
+    )

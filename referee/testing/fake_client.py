@@ -85,6 +85,12 @@ def post(local: LocalReddit, author: str, body: str, parent: str | None = None) 
     return str(target.reply(body).fullname)
 
 
+def submit(local: LocalReddit, author: str, title: str, body: str = "") -> str:
+    """Start a new thread (a self post) in the subreddit as ``author``; its fullname."""
+    reddit = local.login(author)
+    return str(reddit.subreddit(local.subreddit).submit(title, selftext=body).fullname)
+
+
 def edit(local: LocalReddit, author: str, fullname: str, body: str) -> None:
     """Edit ``author``'s comment ``fullname`` to read ``body``."""
     _thing(local.login(author), fullname).edit(body)

@@ -22,6 +22,7 @@ The supported endpoints (a trailing slash and a `.json` suffix are ignored)::
     POST /api/morechildren
     GET  /api/info?id=t1_a,t3_b
     GET  /user/{name}/comments
+    POST /api/submit                 a self post (PRAW's ``Subreddit.submit``)
     POST /api/comment, /api/editusertext, /api/del, /api/remove
     POST /api/compose, /api/read_message, /api/unread_message, /api/read_all_messages
     GET  /message/{inbox,unread,messages,sent,mentions,comments,selfreply}
@@ -78,6 +79,8 @@ JSON = dict[str, Any]
 
 # The longest comment Reddit accepts, in characters.
 MAX_COMMENT_LENGTH = 10_000
+MAX_TITLE_LENGTH = 300  # Reddit's limits on a submission's title and self text
+MAX_SELFTEXT_LENGTH = 40_000
 # Listing sizes: Reddit's default and its ceiling.
 DEFAULT_LISTING_LIMIT = 25
 MAX_LISTING_LIMIT = 100
@@ -1504,6 +1507,32 @@ def _info(fake: FakeReddit, exchange: _Exchange) -> JSON:
     return _listing(things)
 
 
+def _submit(fake: FakeReddit, exchange: _Exchange) -> JSON:
+    """``Subreddit.submit``: a self post; PRAW reads back its id, name and URL."""
+    user = _require_user(exchange)
+    sub = exchange.params.get("sr", "")
+    title = exchange.params.get("title", "")
+    if sub.lower() not in fake._subreddits:
+        raise _ApiError("SUBREDDIT_NOEXIST", "that subreddit doesn't exist", "sr")
+    if exchange.params.get("kind", "self") != "self":
+        raise _ApiError("NO_LINKS", "this fake takes text posts only", "kind")
+    if not title.strip():
+        raise _ApiError("NO_TEXT", "we need something here", "title")
+    if len(title) > MAX_TITLE_LENGTH:
+        raise _ApiError("TOO_LONG", f"this is too long (max: {MAX_TITLE_LENGTH})", "title")
+    text = exchange.params.get("text", "")
+    if len(text) > MAX_SELFTEXT_LENGTH:
+        raise _ApiError("TOO_LONG", f"this is too long (max: {MAX_SELFTEXT_LENGTH})", "text")
+    post = fake._post(fake.submit(sub, user, title, text))
+    data = {
+        "url": f"https://www.reddit.com{fake._permalink(post)}",
+        "drafts_count": 0,
+        "id": post.id,
+        "name": post.fullname,
+    }
+    return {"json": {"errors": [], "data": data}}
+
+
 def _reply(fake: FakeReddit, exchange: _Exchange) -> JSON:
     user = _require_user(exchange)
     thing_id = exchange.params.get("thing_id", "")
@@ -1735,6 +1764,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], Route]] = [
         ("POST", r"/api/morechildren", _more_children),
         ("GET", r"/api/morechildren", _more_children),
         ("GET", r"/api/info", _info),
+        ("POST", r"/api/submit", _submit),
         ("POST", r"/api/comment", _reply),
         ("POST", r"/api/editusertext", _edit),
         ("POST", r"/api/del", _delete),

@@ -223,6 +223,12 @@ def _post(local: LocalReddit, args: argparse.Namespace) -> int:
     return 0
 
 
+def _submit(local: LocalReddit, args: argparse.Namespace) -> int:
+    fullname = fake_client.submit(local, args.author, args.title, args.text)
+    print(f"{fullname}: a new thread in r/{local.subreddit} by u/{args.author}; reply with --to.")
+    return 0
+
+
 def _edit(local: LocalReddit, args: argparse.Namespace) -> int:
     fake_client.edit(local, args.author, args.fullname, args.text)
     print(f"{args.fullname}: edited by u/{args.author}.")
@@ -273,6 +279,7 @@ def _roster(local: LocalReddit, args: argparse.Namespace) -> int:
 ACTIONS = {
     "accounts": _accounts,
     "post": _post,
+    "submit": _submit,
     "edit": _edit,
     "delete": _delete,
     "message": _message,
@@ -312,6 +319,11 @@ def parser() -> argparse.ArgumentParser:
     post = commands.add_parser("post", parents=[campaign, author], help="comment in the thread")
     post.add_argument("text")
     post.add_argument("--to", help="the fullname to reply to (default: the demo thread)")
+    submit = commands.add_parser(
+        "submit", parents=[campaign, author], help="start a new thread (a self post)"
+    )
+    submit.add_argument("title")
+    submit.add_argument("text", nargs="?", default="", help="the post's text (tags welcome)")
     edit = commands.add_parser("edit", parents=[campaign, author], help="edit your comment")
     edit.add_argument("fullname")
     edit.add_argument("text")

@@ -232,6 +232,35 @@ def test_replies_land_on_the_server(server: FakeReddit, reddit: praw.Reddit) -> 
     assert ["follow-up"] == [c["body"] for c in server.replies_to(top.fullname)]
 
 
+def test_praw_submits_a_self_post(server: FakeReddit, reddit: praw.Reddit) -> None:
+    """subreddit.submit returns the new Submission; the subreddit's newest post is it."""
+    made = reddit.subreddit(SUB).submit("Session 2", selftext="Roll! [[roll 1d20]]")
+    newest = next(iter(reddit.subreddit(SUB).new(limit=1)))
+    assert (made.fullname, "Session 2", "Roll! [[roll 1d20]]", server.bot) == (
+        newest.fullname,
+        newest.title,
+        newest.selftext,
+        newest.author.name,
+    )
+
+
+@pytest.mark.parametrize(
+    ("subreddit", "title", "error_type"),
+    [("nosuchsub", "Session 2", "SUBREDDIT_NOEXIST"), (SUB, "x" * 301, "TOO_LONG")],
+)
+def test_a_refused_submission_raises_its_error_and_posts_nothing(
+    server: FakeReddit, reddit: praw.Reddit, subreddit: str, title: str, error_type: str
+) -> None:
+    """A missing subreddit or an over-long title raises Reddit's error type; nothing is added."""
+    before = list(reddit.subreddit(SUB).new())
+    with pytest.raises(RedditAPIException) as caught:
+        reddit.subreddit(subreddit).submit(title, selftext="text")
+    assert ([error_type], before) == (
+        [item.error_type for item in caught.value.items],
+        list(reddit.subreddit(SUB).new()),
+    )
+
+
 def test_edit_changes_the_body_and_stamps_edited(server: FakeReddit, reddit: praw.Reddit) -> None:
     """comment.edit rewrites the body and stamps `edited` with the fake clock."""
     mine = server.comment(server.submit(SUB, "alice", "S", "t"), server.bot, "old")

@@ -92,6 +92,27 @@ def test_a_player_and_the_gm_post_edit_message_and_read_through_the_sub_commands
     assert "gm_talon        password 'password'        GM (moderator of r/DuneSeaPbP)" in accounts
 
 
+def test_a_player_starts_a_new_thread_and_the_bot_answers_it(tmp_path, monkeypatch, capsys):
+    """`serve submit` posts through PRAW's subreddit.submit; the bot referees the new thread."""
+    with FakeReddit() as server:
+        subreddit, thread, _ = seed_thread(server, DEMO / "thread.json")
+        write_campaign(tmp_path, server, subreddit, DEMO)
+        describe(server, subreddit, thread, DEMO).write(tmp_path)
+        _bot_env(tmp_path, monkeypatch)
+        _run_once(capsys)
+        at = ["--campaign", str(tmp_path), "--as", "kara_venn_pbp"]
+        serve(["submit", *at, "Side quest", "Kara slips away. [[roll Kara agility]]"])
+        made = capsys.readouterr().out.split(":")[0]
+        _run_once(capsys)
+        title = server.thing(made)["title"]
+        answers = [reply["body"] for reply in server.replies_to(made)]
+    assert ("Side quest", 1, True) == (
+        title,
+        len(answers),
+        "Kara Venn agility" in "".join(answers),
+    )
+
+
 def test_a_sub_command_without_a_running_server_says_how_to_start_one(tmp_path) -> None:
     """`post` before `start` exits saying which command starts the local Reddit."""
     with pytest.raises(SystemExit) as stopped:

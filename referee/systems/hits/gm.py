@@ -130,8 +130,12 @@ def resolve_intermission(request: Intermission, context: Context, dice: DiceSour
         names = [context.roster.find(name).name for name in request.names]
     healed, changes = stress.intermission(characters, names)
     store_characters(context, characters, healed)
-    taking_part = ", ".join(names) if names else "everyone"
-    view = StepView("An Intermission: Stress and Wounds cleared", "", taking_part, shown(changes))
+    if names:  # the names are the players' words: the template escapes them
+        action = "An Intermission clears the Stress and Wounds of those taking part"
+        taking_part = ", ".join(names)
+    else:
+        action, taking_part = "An Intermission clears everyone's Stress and Wounds", ""
+    view = StepView(action, "", taking_part, shown(changes))
     return Resolution("step", view, changes=view.changes)
 
 

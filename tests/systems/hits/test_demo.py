@@ -58,7 +58,7 @@ def test_the_demo_walks_a_chapter(demo: Path, capsys: pytest.CaptureFixture[str]
         kara["skills"],
         kara["saved"],
     )
-    assert (False, ["all_in", "duel", "leave"]) == (
+    assert (False, ["all_in", "duel", "leave", "duel", "duel"]) == (
         state["chapter"]["open"],
         [s["way"] for s in state["chapter"]["spends"]],
     )
@@ -90,6 +90,6 @@ def test_the_roster_shows_the_scene_timers_and_counters(
     page, rows = demo_roster(demo, capsys)
     assert "| Caravan leaves | 1/4 ●○○○ | the caravan departs without you |" in page
     assert "| Kara Venn | u&#47;kara\\_plays | 2 (3) | 5/3/2/3 | 14/14 |" in page
-    assert "Scene 2 has ended; no scene is running. Chapter 1 has ended." in page
+    assert "Scene 3 has ended; no scene is running. Chapter 1 has ended." in page
     kara = next(row for row in rows if row.startswith("Kara Venn"))
     assert (" 14/14 " in kara, "Swordsmanship 3" in kara) == (True, True)

@@ -571,8 +571,11 @@ class _Walk:
         self.add(gm_dice, first, (PairEnd.LIVE,) * len(slots), self.scale)
         for level in range(_left(gm_dice, first), -1, -1):
             for (gm_left, joint, done), mass in self.levels.pop(level, {}).items():
-                if gm_left == 1 and len(joint) > 1:
-                    self.finish_last(mass, [(lane, [(lane, lanes.unit)]) for lane in joint], done)
+                if gm_left == 1 and len(joint) > 1 and not slots:
+                    unit = lanes.unit  # rows over ``unit`` squared, each lane surely here
+                    self.finish_last(
+                        mass, [(lane, tuple(unit * v for v in lanes.flat(lane))) for lane in joint]
+                    )
                     continue
                 live: list[Lane] = []
                 ended = list(done)
@@ -646,15 +649,9 @@ class _Walk:
             effects[tuple(lanes.step(lane, gm_die) for lane in live)].append(gm_die)
         for steps, faces in effects.items():
             base = mass * len(faces) // SIDES
-            if gm_left == 2 and len(live) > LANES_APART:
+            if gm_left == 2 and len(live) > LANES_APART and not self.slots:
                 # The other faces in the group act alike on every lane.
-                thrown = [(lane, lanes.thrown(lane, faces[0])) for lane in live]
-                measures = [
-                    (lane, _measure(step, lanes.unit))
-                    for lane, step in zip(live, steps, strict=True)
-                    if self.slots  # only the joint ends need them
-                ]
-                self.finish_last(base, measures, done, thrown)
+                self.finish_last(base, [(lane, lanes.thrown(lane, faces[0])) for lane in live])
                 continue
             for combo in product(*steps):
                 m = base
@@ -717,17 +714,10 @@ class _Walk:
                 joint.append(now)
         return m, tuple(sorted(joint)), tuple(ended)
 
-    def finish_last(
-        self,
-        mass: int,
-        measures: list[tuple[Lane, list[tuple[Lane, int]]]],
-        done: tuple[PairEnd, ...],
-        thrown: list[tuple[Lane, tuple[int, ...]]] | None = None,
-    ) -> None:
+    def finish_last(self, mass: int, thrown: list[tuple[Lane, tuple[int, ...]]]) -> None:
         """Each lane's ends with one GM die left, the lanes given apart (independent):
-        per lane (by its lane before) its states, each with its chance over ``unit``,
-        taken before :func:`~.duel.prepare`. ``thrown``: the lanes' rows
-        (:meth:`_Lanes._thrown`) when the caller has them memoised.
+        per lane (by its lane before) its row (:meth:`_Lanes._flat`, or a sum of them
+        weighted by chances: :meth:`_Lanes._thrown`) over ``unit`` squared.
 
         Only two things still couple the lanes: whether the GM throws its last die now
         (it does unless it holds every lane) or after a stretch ending when a player
@@ -735,13 +725,10 @@ class _Walk:
         products over the lanes (by inclusion and exclusion: "some lane is not held" is
         "any" minus "all held"), so no joint state is needed: in each product term a
         lane's ends are its own times the others' totals (see :meth:`_Lanes._flat`).
+        The tracked players' joint ends would need each lane's ends per face of that
+        die: with tracked players (a cancel) the walk joins the lanes to the end instead.
         """
         lanes = self.lanes
-        if thrown is None:
-            thrown = [
-                (lane, _row([(w, lanes.flat(state)) for state, w in states]))
-                for lane, states in measures
-            ]
         count, width = len(_ENDS), len(_ENDS) + 1
         marginal = [[0] * count for _ in thrown]
         for term, sign in enumerate((1, -1, *((1, -1) * lanes.longest), 1)):
@@ -766,50 +753,6 @@ class _Walk:
                 if value:
                     self.ends[lane.kind][end] += _exactly(mass * value, scale)
         self.work += len(thrown) * (3 + 2 * lanes.longest)
-        if self.slots:
-            self.joint_last(mass, measures, done)
-
-    def joint_last(
-        self,
-        mass: int,
-        measures: list[tuple[Lane, list[tuple[Lane, int]]]],
-        done: tuple[PairEnd, ...],
-    ) -> None:
-        """The tracked lanes' joint ends in :meth:`finish_last`, face by face of the last
-        die (the same terms, with each tracked lane's ends kept per face)."""
-        lanes, slots = self.lanes, self.slots
-        tracked = [i for i, (lane, _) in enumerate(measures) if lane.kind in slots]
-        weighted = [[(w, lanes.outlook(state)) for state, w in states] for _, states in measures]
-        longest = max((len(o.moments) for lane in weighted for _, o in lane if o.held), default=0)
-        columns: list[list[tuple[int, Profile]]] = []
-        for i, outlooks in enumerate(weighted):
-            with_faces = i in tracked
-            held = [(w, o) for w, o in outlooks if o.held]
-            column = [
-                (1, _combine([(w, o.now) for w, o in outlooks], with_faces)),
-                (-1, _combine([(w, o.now) for w, o in held], with_faces)),
-            ]
-            for moment in range(longest):
-                for which, sign in ((0, 1), (1, -1)):
-                    parts = [
-                        (w, o.moments[moment][which] if moment < len(o.moments) else o.final)
-                        for w, o in held
-                    ]
-                    column.append((sign, _combine(parts, with_faces)))
-            column.append((1, _combine([(w, o.final) for w, o in held], with_faces)))
-            columns.append(column)
-        joint: dict[tuple[PairEnd, ...], int] = defaultdict(int)
-        for term in range(len(columns[0])):
-            sign = columns[0][term][0]
-            profiles = [column[term][1] for column in columns]
-            rest = sign * prod(p.total for i, p in enumerate(profiles) if i not in tracked)
-            if rest:
-                chosen = [(slots[measures[i][0].kind], profiles[i]) for i in tracked]
-                _spread_joint(rest, done, chosen, joint)
-        scale = lanes.unit ** (2 * len(measures)) * SIDES
-        for key, value in joint.items():
-            if value:
-                self.joint_ends[key] += _exactly(mass * value, scale)
 
 
 def _left(gm_left: int, joint: tuple[Lane, ...]) -> int:
@@ -845,42 +788,6 @@ def _row(parts: list[tuple[int, tuple[int, ...]]]) -> tuple[int, ...]:
     for weight, row in parts:
         total = [a + weight * b for a, b in zip(total, row, strict=True)]
     return tuple(total)
-
-
-def _combine(parts: list[tuple[int, Profile]], with_faces: bool) -> Profile:
-    """The sum of weighted profiles (weights over the unit: the result is over its square)."""
-    summed = [0] * len(_ENDS)
-    total = 0
-    by_die = [[0] * len(_ENDS) for _ in FACES] if with_faces else []
-    for weight, profile in parts:
-        total += weight * profile.total
-        for e, value in enumerate(profile.summed):
-            summed[e] += weight * value
-        for into, vector in zip(by_die, profile.by_die, strict=False):
-            for e, value in enumerate(vector):
-                into[e] += weight * value
-    return Profile(tuple(summed), total, tuple(tuple(v) for v in by_die))
-
-
-def _spread_joint(
-    rest: int,
-    done: tuple[PairEnd, ...],
-    tracked: list[tuple[int, Profile]],
-    joint: dict[tuple[PairEnd, ...], int],
-) -> None:
-    """Add one term's joint ends of the tracked lanes (``(slot, profile)``), face by face
-    of the GM's last die, times ``rest`` (the other lanes' totals)."""
-    for face in range(SIDES):
-        spread = {done: rest}
-        for slot, profile in tracked:
-            spread = {
-                (*key[:slot], end, *key[slot + 1 :]): chance * value
-                for key, chance in spread.items()
-                for end, value in zip(_ENDS, profile.by_die[face], strict=True)
-                if value
-            }
-        for key, chance in spread.items():
-            joint[key] += chance
 
 
 __all__ = [

@@ -181,9 +181,12 @@ class DiceShapes:
         # A one-line text between fixed first and last words (the stock template's) is
         # finished once here: its ends stripped; spacing after a list needs a line
         # break, and no slot writes one (escaped labels and annotations are one line).
-        finished = words[0].strip() and words[-1].strip() and not any("\n" in w for w in words)
+        ends = (
+            [words[0].lstrip(), *words[1:-1], words[-1].rstrip()] if slots else [words[0].strip()]
+        )
+        finished = bool(ends[0] and ends[-1]) and not any("\n" in word for word in ends)
         if finished:
-            words[0], words[-1] = words[0].lstrip(), words[-1].rstrip()
+            words = ends
         parts = []
         for index, word in enumerate(words):
             if word:

@@ -200,8 +200,8 @@ class Renderer:
             if verdict.kind == "dice":
                 from .notation_verdict import DiceShapes  # it writes dice with this module's md
 
-                shapes = DiceShapes(self._environment, template.render, _finished)
-                self._dice_shapes = shapes if shapes.active else None
+                learnt = DiceShapes(self._environment, template.render, _finished)
+                self._dice_shapes = learnt if learnt.active else None
         # Plain dice through the stock template: its text per expression, filled in.
         shapes = self._dice_shapes
         text = shapes.write(verdict, compact) if shapes and verdict.kind == "dice" else None

@@ -129,20 +129,27 @@ def joint_ends(
     >>> joint[PairEnd.WON, PairEnd.LOST]  # P's die above the GM's, Z's below it
     Fraction(3, 25)
     """
-    rulings = rulings or Rulings()
+    kinds, lanes, slots = lane_classes(entrants, tracked, rulings or Rulings(), assume_consent)
+    counts, joint = _walk(gm_dice, entrants, kinds, lanes, slots, max_work)
+    size = [kinds.count(k) for k in range(len(lanes.entrants))]
+    ends: dict[PairEnd, tuple[Fraction, ...]] = {
+        end: tuple(counts[k][end] / size[k] for k in kinds) for end in _ENDS
+    }
+    return ends, joint if tracked else {}
+
+
+def lane_classes(
+    entrants: tuple[Entrant, ...], tracked: tuple[int, ...], rulings: Rulings, assume_consent: bool
+) -> tuple[tuple[int, ...], _Lanes, dict[int, int]]:
+    """Each player's class (same declaration, untracked: same class), the classes' lane
+    steps, and each tracked player's slot among the joint ends (class to slot)."""
     classes: dict[tuple[Entrant, int], int] = {}
     kinds = tuple(
         classes.setdefault((replace(e, name=""), i if i in tracked else -1), len(classes))
         for i, e in enumerate(entrants)
     )
     lanes = _Lanes(tuple(e for e, _ in classes), rulings, assume_consent)
-    slots = {kinds[i]: slot for slot, i in enumerate(tracked)}
-    counts, joint = _walk(gm_dice, entrants, kinds, lanes, slots, max_work)
-    size = [kinds.count(k) for k in range(len(classes))]
-    ends: dict[PairEnd, tuple[Fraction, ...]] = {
-        end: tuple(counts[k][end] / size[k] for k in kinds) for end in _ENDS
-    }
-    return ends, joint if tracked else {}
+    return kinds, lanes, {kinds[i]: slot for slot, i in enumerate(tracked)}
 
 
 def failure_chances(

@@ -12,7 +12,6 @@ it can do in a few seconds (it reaches further than the first recursion,
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import replace
 from fractions import Fraction
 from itertools import product
 
@@ -24,9 +23,9 @@ from referee.systems.trikus.odds import (
     FACES,
     Lane,
     Step,
-    _Lanes,
     _left,
     _times,
+    lane_classes,
 )
 from referee.systems.trikus.rulings import Rulings
 
@@ -42,19 +41,13 @@ def walked_joint_ends(
 ) -> tuple[dict[PairEnd, tuple[Fraction, ...]], dict[tuple[PairEnd, ...], Fraction]]:
     """As :func:`~referee.systems.trikus.odds.joint_ends`, every throw a joint step."""
     rulings = rulings or Rulings()
-    classes: dict[tuple[Entrant, int], int] = {}
-    kinds = tuple(
-        classes.setdefault((replace(e, name=""), i if i in tracked else -1), len(classes))
-        for i, e in enumerate(entrants)
-    )
-    lanes = _Lanes(tuple(e for e, _ in classes), rulings, assume_consent)
-    slots = {kinds[i]: slot for slot, i in enumerate(tracked)}
+    kinds, lanes, slots = lane_classes(entrants, tracked, rulings, assume_consent)
     per_test = rulings.negotiations_per_test
     rerolls = sum(
         per_test * ((e.negotiate is not None) + (e.gm_negotiate is not None)) for e in entrants
     )
     scale = SIDES ** (gm_dice + sum(len(e.hand) + e.light for e in entrants) + rerolls)
-    counts: list[defaultdict[PairEnd, int]] = [defaultdict(int) for _ in classes]
+    counts: list[defaultdict[PairEnd, int]] = [defaultdict(int) for _ in lanes.entrants]
     joint_counts: defaultdict[tuple[PairEnd, ...], int] = defaultdict(int)
     first = tuple(
         sorted(
@@ -111,7 +104,7 @@ def walked_joint_ends(
                     bucket = levels[_left(left, after)]
                     key = (left, after, tuple(ended))
                     bucket[key] = bucket.get(key, 0) + m
-    size = [kinds.count(k) for k in range(len(classes))]
+    size = [kinds.count(k) for k in range(len(lanes.entrants))]
     ends = {end: tuple(Fraction(counts[k][end], scale) / size[k] for k in kinds) for end in _ENDS}
     joint = {key: Fraction(m, scale) for key, m in joint_counts.items() if m}
     return ends, joint if tracked else {}

@@ -39,6 +39,15 @@ class Limits:
     # past either, the verdict says "odds not computed (too many outcomes)".
     max_odds_outcomes: int = 10_000
     max_odds_steps: int = 2_000_000
+    # Steps of the searches that help a player whose text could not be read (a step is
+    # about one character examined, about a microsecond): the nearest dice notation to an
+    # unreadable roll (repair), the verb, name or craft a slip was meant to be (suggest).
+    # Past its budget a search gives up and the reply shows the right form without a
+    # guess. One tag's searches share max_tag_steps, one post's tags max_post_steps.
+    max_repair_steps: int = 6_000
+    max_suggest_steps: int = 4_000
+    max_tag_steps: int = 12_000
+    max_post_steps: int = 150_000
     max_tag_chars: int = 2000  # characters inside one [[ ... ]]
     max_tags_per_post: int = 50  # tags resolved in one post; the rest are refused
     max_names_per_tag: int = 50  # combatants in one [[init ...]]

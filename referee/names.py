@@ -27,6 +27,9 @@ import difflib
 import unicodedata
 from collections.abc import Callable, Iterable
 
+from referee.effort import Effort
+from referee.limits import DEFAULT_LIMITS
+
 __all__ = ["NameIndex", "fold_accents", "name_key"]
 
 # Names sharing one deleted-letter form beyond this many are not told apart by it.
@@ -106,13 +109,21 @@ class NameIndex:
         return starting[0] if len(starting) == 1 else None
 
     def suggest(
-        self, key: str, limit: int = 3, allowed: Callable[[str], bool] | None = None
+        self,
+        key: str,
+        limit: int = 3,
+        allowed: Callable[[str], bool] | None = None,
+        budget: int = DEFAULT_LIMITS.max_suggest_steps,
     ) -> list[str]:
         """Up to ``limit`` keys that ``key`` may be a misspelling of, the closest first.
 
         Accents and case do not count against a name. ``allowed`` (a key -> bool) leaves
         out names the asker may not learn of, such as an NPC hidden from players.
+        Comparing ``key`` with a name costs a step per letter of both, from ``budget``
+        steps and from the open tag's (:mod:`referee.effort`); past either, the names
+        found so far are all there is.
         """
+        effort = Effort(budget)
         if self._variants is None:
             self._variants = {}
             for known in self._keys:
@@ -130,6 +141,8 @@ class NameIndex:
         for candidate in candidates:
             if candidate == key or (allowed is not None and not allowed(candidate)):
                 continue
+            if not effort.spend(2 * (len(candidate) + len(typed_key))):
+                break
             best = 0.0
             folded = fold_accents(candidate)
             for form in (folded, folded.split(" ")[0]):

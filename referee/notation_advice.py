@@ -8,16 +8,24 @@ written as it will be rolled:
 
 >>> def parses(text):
 ...     return {"1d20 adv": "2d20kh1", "2d6": "2d6"}.get(text)
->>> nearest_form("1d20adv", 4, parses)
+>>> nearest_form("1d20adv", 4, parses, Effort(1000))
 '2d20kh1'
->>> nearest_form("2d6 +", 4, parses)
+>>> nearest_form("2d6 +", 4, parses, Effort(1000))
 '2d6'
+
+Each candidate read costs steps of an :class:`~referee.effort.Effort` (its budget is
+``Limits.max_repair_steps``), so a long or tangled roll costs a bounded search:
+
+>>> nearest_form("2d6 +", 4, parses, Effort(3)) is None
+True
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+
+from referee.effort import Effort
 
 USAGE = (
     "[[roll 2d6+3]] — NdX dice, kh3/kl1 keep, ro1/rr1 reroll, ! explode, t6 count "
@@ -70,7 +78,7 @@ _SPELLINGS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], 
 _OTHER_ROLLERS = re.compile(
     r"(!!|!p|(\*\*|\^)\s*[\d(]|[x×]\s*[\d(]|(df|cs|cf|ie|ir)(\W|\d|$))", re.I
 )
-_TRAILING_OPERATORS = re.compile(r"[\s+\-*/%,<>=!]+$")
+_TRAILING_OPERATORS = " \t\n\r\f\v+-*/%,<>=!"  # stripped from the end of a roll
 _TOKEN = re.compile(r"[^\s+\-*/%,()\[\]]+|.")
 
 
@@ -98,9 +106,12 @@ def other_rollers_form(rest: str) -> bool:
     return _OTHER_ROLLERS.match(rest) is not None
 
 
-def _repairs(text: str, position: int) -> Iterator[str]:
-    """Candidate repairs of ``text``, unreadable from ``position``, closest first."""
+def _repairs(text: str, position: int, effort: Effort) -> Iterator[str]:
+    """Candidate repairs of ``text``, unreadable from ``position``, closest first, while
+    ``effort`` allows: a pass of a spelling over the text costs a step per 16 characters."""
     for pattern, replacement in _SPELLINGS:
+        if not effort.spend(len(text) // 16 + 1):
+            return
         repaired = pattern.sub(replacement, text)
         if repaired != text:
             yield repaired
@@ -109,7 +120,7 @@ def _repairs(text: str, position: int) -> Iterator[str]:
         yield text.rstrip() + ")" * missing
     elif missing < 0:
         yield text[:position] + text[position:].replace(")", "", -missing)
-    trimmed = _TRAILING_OPERATORS.sub("", text)
+    trimmed = text.rstrip(_TRAILING_OPERATORS)
     if trimmed != text:
         yield trimmed
     token = _TOKEN.match(text, position)
@@ -118,15 +129,22 @@ def _repairs(text: str, position: int) -> Iterator[str]:
         yield text[:position]
 
 
-def nearest_form(text: str, position: int, parses: Callable[[str], str | None]) -> str | None:
+def nearest_form(
+    text: str, position: int, parses: Callable[[str], str | None], effort: Effort
+) -> str | None:
     """The first repair of ``text`` (unreadable from ``position``) that ``parses`` reads.
 
-    ``parses`` returns a candidate as it will be rolled, or None when it is unreadable too.
+    ``parses`` returns a candidate as it will be rolled, or None when it is unreadable too;
+    it must not search for repairs itself. Reading a candidate costs a step per character
+    of ``effort``; when the budget is spent the search gives up (None), and the reply
+    shows the right form without a guess.
     """
     if text[position:].lstrip().startswith(("^", "**")):
         return None  # no power is near a product: the advice says what to write
-    for candidate in _repairs(text, position):
+    for candidate in _repairs(text, position, effort):
         if candidate.strip():
+            if not effort.spend(len(candidate)):
+                return None
             written = parses(candidate)
             if written is not None:
                 return written

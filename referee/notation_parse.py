@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from referee.effort import Effort
 from referee.errors import TagError
 from referee.limits import DEFAULT_LIMITS, Limits
 from referee.notation_advice import advice_for, nearest_form, other_rollers_form, shorten
@@ -49,11 +50,14 @@ _GROWING = frozenset(("*", "/", "//", "%"))
 class _Parser:
     """Recursive descent over one expression; each method reads one grammar rule."""
 
-    def __init__(self, text: str, limits: Limits) -> None:
+    def __init__(self, text: str, limits: Limits, *, repair: bool = True) -> None:
         self.text = text
         self.lowered = text.lower()
         self.pos = 0
         self.limits = limits
+        # Whether an unreadable roll is answered with the nearest form. A repair is read
+        # with this off, so the search never nests: each candidate costs one plain parse.
+        self.repair = repair
         self.caps = Caps(limits)
         self.guarded = False  # a *, /, // or %: a total may grow or divide by zero
 
@@ -299,8 +303,14 @@ class _Parser:
 
     # -- answers
     def with_nearest(self, message: str, position: int) -> TagError:
-        """``message``, with the nearest valid form when a small repair finds one."""
-        suggestion = nearest_form(self.text, position, functools.partial(_reads, self.limits))
+        """``message``, with the nearest valid form when a small repair finds one within
+        the repair budget (``Limits.max_repair_steps``)."""
+        if not self.repair:
+            return refusal(message)  # a candidate repair: its caller only asks whether it reads
+        effort = Effort(self.limits.max_repair_steps)
+        suggestion = nearest_form(
+            self.text, position, functools.partial(_reads, self.limits), effort
+        )
         if suggestion is not None:
             message += f" Did you mean {suggestion}?"
         return refusal(message)
@@ -422,16 +432,19 @@ def dice_hint(text: str, limits: Limits = DEFAULT_LIMITS) -> str | None:
     """
     if _HOLDS_DICE.search(text) is None:
         return None
-    return nearest_form(text, 0, functools.partial(_reads, limits))
+    effort = Effort(limits.max_repair_steps)
+    return nearest_form(text, 0, functools.partial(_reads, limits), effort)
 
 
-_HOLDS_DICE = re.compile(r"(?<![a-z])\d*d\s?(\d+|%)", re.I)
+# A d not after a letter, then faces ("d 20", "3d6"); no digits before the d, which
+# would add nothing to a search but a pass over every run of digits.
+_HOLDS_DICE = re.compile(r"(?<![a-z])d\s?(\d+|%)", re.I)
 
 
 def _reads(limits: Limits, text: str) -> str | None:
     """``text`` as it will be rolled (with its label), or None when it cannot be read."""
     try:
-        expression = _Parser(text, limits).expression()
+        expression = _Parser(text, limits, repair=False).expression()
     except TagError:
         return None
     written = expression.text

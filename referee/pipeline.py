@@ -22,6 +22,7 @@ from . import tracker_verbs, visibility
 from .campaign import Campaign
 from .changes import ChangeSet
 from .dice import DiceSource, HmacDice, recording
+from .effort import metered
 from .errors import TagError, UserError
 from .failures import FAILURE_REPLY, FailureLog, body_digest, describe
 from .forum import Post, post_link
@@ -209,8 +210,8 @@ class Referee:
             failure.body_sha256 == _digest(post.body) or (seen or {}).get("failed")
         ):
             return self._replay_failure(post, seen)
-        try:
-            with self.campaign.store.savepoint():
+        try:  # every search a post's text causes shares one step budget (referee.effort)
+            with self.campaign.store.savepoint(), metered(self.limits.max_post_steps):
                 return self._referee(post, seen, private)
         except Exception as error:  # one post's failure must never stop the others
             self.session.forget()  # its caches may hold what the savepoint undid
@@ -589,13 +590,17 @@ def verdict_for(
     """Parse and resolve one tag; whatever a player got wrong becomes a problem verdict.
 
     The tag's writes are kept only if it resolves: a refused or crashed tag's change
-    set is rolled back. Every die drawn is kept on the verdict, for the ledger.
+    set is rolled back. Every die drawn is kept on the verdict, for the ledger. The
+    searches that help a player (the nearest roll, the verb or name a slip meant) share
+    the tag's step budget, ``Limits.max_tag_steps`` (see :mod:`referee.effort`).
     """
     recorder = recording(dice)
     context.roll_id = rid  # a system may keep it, so a later tag can name this roll
     try:
-        verb, request = _read(tag.text, parse_context, verbs_for(context.system), context.cache)
-        resolution = resolve_request(verb, request, context, recorder)
+        with metered(context.limits.max_tag_steps):  # the tag's searches, bounded together
+            verbs = verbs_for(context.system)
+            verb, request = _read(tag.text, parse_context, verbs, context.cache)
+            resolution = resolve_request(verb, request, context, recorder)
     except TagError as error:
         context.changes.rollback()
         return Verdict(tag, rid, "problem", problem=error.message, usage=error.usage)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from referee.effort import Effort
 from referee.errors import UserError
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ __all__ = ["Suggestion", "close_verb", "suggest_verb"]
 
 SPELLING_CUTOFF = 0.6  # difflib's similarity below which a verb is not considered at all
 SLIP_CUTOFF = 0.8  # a word this close is a slip of the verb even when the rest does not fit
+_LONGEST_SLIP = 40  # letters: a longer first word is no slip of any verb
 _LONGEST_ECHO = 120  # a corrected tag longer than this is not echoed; the verb's form is shown
 
 
@@ -97,6 +99,24 @@ def starts_with_name(text: str, context: ParseContext) -> bool:
     return bool(words) and words[0] in _first_words(context.known_names)
 
 
+def _spelled_like(word: str, verbs: Mapping[str, Verb]) -> list[tuple[float, str]]:
+    """The verb words spelt like ``word`` (difflib's similarity at least SPELLING_CUTOFF),
+    the closest first, with their similarity: :func:`difflib.get_close_matches` with the
+    scores kept, so one pass serves both the guess and the slip."""
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    scored = []
+    for known in verbs:
+        matcher.set_seq1(known)
+        if (
+            matcher.real_quick_ratio() >= SPELLING_CUTOFF
+            and matcher.quick_ratio() >= SPELLING_CUTOFF
+            and (score := matcher.ratio()) >= SPELLING_CUTOFF
+        ):
+            scored.append((score, known))
+    return sorted(scored, reverse=True)  # ties as difflib breaks them: the later word first
+
+
 def close_verb(word: str, verbs: Mapping[str, Verb], cutoff: float = SLIP_CUTOFF) -> Verb | None:
     """The verb ``word`` is a slip of (``shot`` → shoot), by spelling alone; None if none.
 
@@ -104,8 +124,8 @@ def close_verb(word: str, verbs: Mapping[str, Verb], cutoff: float = SLIP_CUTOFF
     >>> close_verb("hlp", verbs_for(None)).name, close_verb("dossier", verbs_for(None))
     ('help', None)
     """
-    close = difflib.get_close_matches(word.casefold(), list(verbs), n=1, cutoff=cutoff)
-    return verbs[close[0]] if close else None
+    close = _spelled_like(word.casefold()[:_LONGEST_SLIP + 1], verbs)
+    return verbs[close[0][1]] if close and close[0][0] >= cutoff else None
 
 
 def suggest_verb(
@@ -116,16 +136,33 @@ def suggest_verb(
     ``context`` carries the known names (for forms that start with a name) and the
     limits the verbs' parsers apply. The suggestion's names are the player's own, so
     it never points at a character or vehicle the tag did not name.
+
+    Trying the tag against a verb's parser costs a step per character, from
+    ``Limits.max_suggest_steps`` and the open tag's budget (:mod:`referee.effort`); past
+    either, the search gives up and the problem names the verbs without a guess.
     """
+    effort = Effort(context.limits.max_suggest_steps)
     text = f"{word} {rest}".strip()
     roll = verbs.get("roll")
-    if roll is not None and starts_with_name(text, context) and _fits(roll, text, context):
+    if (
+        roll is not None
+        and starts_with_name(text, context)
+        and effort.spend(len(text))
+        and _fits(roll, text, context)
+    ):
         return Suggestion(roll, _echo(f"{roll.name} {text}"), verb_added=True)
     folded = word.casefold()
-    spelled = difflib.get_close_matches(folded, list(verbs), n=3, cutoff=SPELLING_CUTOFF)
-    for candidate in spelled:
+    if len(folded) > _LONGEST_SLIP:
+        return None  # no verb is that long, nor two slips away from it
+    if not effort.spend(len(verbs) * (len(folded) + 8)):
+        return None
+    spelled = _spelled_like(folded, verbs)
+    for _, candidate in spelled[:3]:
         verb = verbs[candidate]
+        if not effort.spend(len(rest) + 1):
+            break
         if _fits(verb, rest, context):
             return Suggestion(verb, _echo(f"{verb.name} {rest}"))
-    slip = close_verb(folded, verbs)
-    return Suggestion(slip) if slip is not None else None
+    if spelled and spelled[0][0] >= SLIP_CUTOFF:
+        return Suggestion(verbs[spelled[0][1]])
+    return None

@@ -27,7 +27,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from referee.errors import TagError
@@ -562,6 +563,12 @@ Did you mean roll?
 
 
 _DICE = re.compile(r"[0-9]*d(?:[0-9]|%)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=8)
+def _without_searches(limits: Limits) -> Limits:
+    """``limits`` with no budget for the searches that help a player (repairs, guesses)."""
+    return replace(limits, max_repair_steps=0, max_suggest_steps=0)
 _SHORTEST_VERB = 3  # "[[r u sure]": a one-letter alias alone does not make prose a tag
 
 
@@ -576,8 +583,13 @@ def near_miss_problems(
     (``2d6``, ``r d20``). ``[[citation needed]`` and ``[see above]]`` are prose.
     """
     notes = []
+    # Only whether a near miss reads matters, not what it might have meant: no searches.
+    context = replace(context, limits=_without_searches(context.limits))
     for written in near:
         text = written.strip("[]").strip()
+        first = text.split(maxsplit=1)[:1]
+        if not first or (first[0].casefold() not in verbs and not looks_like_expression(text)):
+            continue  # no verb and no dice: prose, and no search for what it meant
         try:
             verb, request = read_tag(text, context, verbs)
         except TagError:

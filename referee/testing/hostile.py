@@ -8,12 +8,17 @@ look for, so examples reach deep into each verb instead of failing at the first 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+import re
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 
+from ..limits import DEFAULT_LIMITS
 from ..resolve import verbs_for
+
+if TYPE_CHECKING:
+    from ..system import Verb
 
 # Characters of every category, lone surrogates included.
 ANY_CHAR = st.characters(exclude_categories=())
@@ -232,3 +237,50 @@ def saved_thread(posts: list[tuple[str, str]]) -> Any:
     ]
     submission = {"kind": "t3", "data": {"name": "t3_thread", "author": "gm", "selftext": ""}}
     return [{"data": {"children": [submission]}}, {"data": {"children": children}}]
+
+
+# Dice notation's own alphabet: what a roll is written in, and what a repair works on.
+NOTATION_ALPHABET = "0123456789dDkKhHlLxX+-−*/%(),. "
+
+
+def _own_words(verb: Verb) -> list[str]:
+    """The words of a verb's form, example and aliases, as a player would copy them."""
+    text = " ".join((verb.name, *verb.aliases, verb.form, verb.example))
+    return sorted(set(re.findall(r"[^\s\[\]]+", text)))
+
+
+def costly_tags(
+    verbs: Mapping[str, Verb],
+    names: Iterable[str] = NAMES,
+    max_chars: int = DEFAULT_LIMITS.max_tag_chars,
+) -> st.SearchStrategy[str]:
+    """Tags built to make the reader search: up to ``max_chars`` of dice notation's
+    alphabet, bare or after a verb, and every verb of ``verbs`` followed by its own
+    words, names and notation in any order, some misspelt by a letter."""
+    notation = st.text(alphabet=NOTATION_ALPHABET, max_size=max_chars)
+    known = sorted(set(names))
+
+    def words_of(verb: Verb) -> st.SearchStrategy[str]:
+        word = st.one_of(
+            st.sampled_from(_own_words(verb)),
+            st.sampled_from(known),
+            st.text(alphabet=NOTATION_ALPHABET, min_size=1, max_size=12),
+        )
+        slip = st.builds(lambda w, i: w[:i] + w[i + 1 :], word, st.integers(0, 12))
+        return st.lists(word | slip, max_size=max_chars // 4).map(" ".join)
+
+    canonical = sorted({verb.name: verb for verb in verbs.values()}.items())
+    per_verb = [
+        st.builds(lambda head, rest: f"{head} {rest}", st.just(name), words_of(verb))
+        for name, verb in canonical
+    ]
+    spelled = st.builds(
+        lambda verb, rest: f"{verb} {rest}",
+        st.sampled_from([name for name, _ in canonical]),
+        notation,
+    )
+    tags = st.one_of(notation, spelled, *per_verb)
+    # Hypothesis draws short texts mostly: a drawn tag said again and again reaches the
+    # longest a tag may be, where a search costs the most.
+    repeated = st.builds(lambda text, times: " ".join([text] * times), tags, st.integers(2, 400))
+    return st.one_of(tags, repeated).map(lambda text: text[:max_chars])

@@ -39,6 +39,10 @@ TEMPLATE = "verdict_dice.md.j2"
 
 Fill = Callable[[Any, str], str]  # (the rolled expression, the roll id) to the verdict's text
 _NEW = object()  # a form of an expression not written yet
+# A form written once, by Jinja: learning a shape costs a few Jinja renders and a
+# compile, worth it for the rolls a table repeats, not for one a player writes once
+# (a hostile player can write a new one in every tag).
+_SEEN = object()
 
 
 class _Slot:
@@ -102,6 +106,9 @@ class DiceShapes:
             return None
         fill = known[3] if compact else known[2]
         if fill is _NEW:
+            known[3 if compact else 2] = _SEEN
+            return None
+        if fill is _SEEN:
             fill = known[3 if compact else 2] = self._learn(verdict, compact)
         return None if fill is None else fill(result, verdict.roll_id)
 

@@ -38,6 +38,10 @@ _LINE_START = frozenset("-+=")
 # even for a reader that undoes backslash escapes.
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "/": "&#47;", "[": "&#91;", "]": "&#93;"}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2066-\u2069]+")
+# Every character to write otherwise, as one str.translate table (entities win over "\").
+_WRITTEN = {ord(char): "\\" + char for char in _ESCAPED} | {
+    ord(char): entity for char, entity in _ENTITIES.items()
+}
 
 
 def escape_markdown(text: object, max_chars: int = 200) -> str:
@@ -55,17 +59,8 @@ def _escape(text: str, max_chars: int) -> str:
     flat = " ".join(_CONTROL.sub(" ", text).split())
     if len(flat) > max_chars:
         flat = flat[: max_chars - 1] + "…"
-    out = []
-    if flat and flat[0] in _LINE_START:
-        out.append("\\")
-    for char in flat:
-        if char in _ENTITIES:
-            out.append(_ENTITIES[char])
-        elif char in _ESCAPED:
-            out.append("\\" + char)
-        else:
-            out.append(char)
-    return "".join(out)
+    written = flat.translate(_WRITTEN)
+    return "\\" + written if flat and flat[0] in _LINE_START else written
 
 
 def percent(chance: Fraction | float | None) -> str:

@@ -121,3 +121,14 @@ def test_a_roll_without_its_odds_is_left_to_jinja_after_one_with_them():
     verdict = Verdict(Tag(0, "roll 2d6+3"), "b-1", "dice", bare)
     assert renderer._dice_shapes is not None
     assert renderer._dice_shapes.write(verdict, False) is None
+
+
+def test_a_shape_is_learnt_at_its_second_roll_not_its_first():
+    """A roll written once (as a hostile player writes every tag) costs one Jinja render and
+    nothing learnt; the same shape rolled again is learnt and filled from then on."""
+    renderer = Renderer()
+    renderer._verdict(_verdict("1d4", "t1_z"), False)  # the shapes are made at the first roll
+    shapes = renderer._dice_shapes
+    assert shapes is not None
+    written = [shapes.write(_verdict("2d6+3 # once", post), False) for post in ("t1_a", "t1_b")]
+    assert [None, _by_jinja(renderer, _verdict("2d6+3 # once", "t1_b"), False)] == written

@@ -6,7 +6,7 @@ templates, and (in :mod:`referee.testing.reddit_server`) a Reddit-compatible HTT
 server on 127.0.0.1 that real PRAW talks to.
 """
 
-from .campaign import make_campaign, sheet
-from .resolving import parse, resolve_tag, tag_context
+from referee.testing.campaign import make_campaign, sheet
+from referee.testing.resolving import parse, resolve_tag, tag_context
 
 __all__ = ["make_campaign", "parse", "resolve_tag", "sheet", "tag_context"]

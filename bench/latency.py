@@ -23,7 +23,11 @@ creation to its verdict (for an edit: from the edit to the note), and requests a
 idle, busy and in the busiest minute, as a share of Reddit's 100.
 
     .venv/bin/python bench/latency.py [--minutes 30] [--quiet 10] [--subreddits 1]
-        [--seed 22] [--request-seconds 0.3] [--reddit "active_poll_seconds = 3"]
+        [--seed 22] [--request-seconds 0.3] [--poll 60] [--reddit "active_poll_seconds = 3"]
+    .venv/bin/python bench/latency.py --grid --minutes 10   # the worst setting too
+
+``--grid`` runs the active game at each setting of a grid over the allowed range of
+the ``[reddit]`` keys (``GRID_*`` below) and names the setting with the worst p95.
 """
 
 from __future__ import annotations
@@ -81,10 +85,18 @@ class Run:
 class Table:
     """The local Reddit, a campaign and the worker, driven on the fake clock."""
 
-    def __init__(self, server: FakeReddit, folder: Path, subs: list[str], extra: str, pace: float):
+    def __init__(
+        self,
+        server: FakeReddit,
+        folder: Path,
+        subs: list[str],
+        extra: str,
+        pace: float,
+        poll: int = 60,
+    ):
         self.server = server
         self.subs = subs
-        self.live = Live(server, folder, extra, subreddits=subs)
+        self.live = Live(server, folder, extra, subreddits=subs, poll=poll)
         self.request_seconds = pace
         self.threads = [server.submit(sub, GM, "Scene", "The scene opens.") for sub in subs]
 
@@ -230,7 +242,7 @@ def burst(table: Table, chance: random.Random) -> Run:
 def _scenario(name: Callable[..., object], args: argparse.Namespace, *extra_args: object) -> object:
     subs = [f"table{n}" for n in range(args.subreddits)]
     with fake_reddit(subs, moderators=(GM,)) as server, tempfile.TemporaryDirectory() as tmp:
-        table = Table(server, Path(tmp), subs, args.reddit, args.request_seconds)
+        table = Table(server, Path(tmp), subs, args.reddit, args.request_seconds, args.poll)
         try:
             return name(table, *extra_args, random.Random(args.seed))
         finally:
@@ -248,6 +260,52 @@ def _row(label: str, values: list[float]) -> str:
     )
 
 
+# The grid of [reddit] settings --grid walks: the ends and the middle of each key's
+# allowed range (poll_seconds from 5, active_poll_seconds from 2 up to poll_seconds,
+# budget_share from 0.2 to 1), with the default cadences and with every read each interval.
+GRID_POLL = (5, 60, 300)
+GRID_ACTIVE = (2, 5, 15)
+GRID_SHARE = (0.2, 0.6, 1.0)
+GRID_EVERIES = ("", "submissions_every = 1\ninbox_every = 1\nedits_every = 1\n")
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] if values else 0.0
+
+
+def grid(args: argparse.Namespace) -> None:
+    """The active game at each setting of the grid: p95 and max of comments, and the worst."""
+    print(f"{args.minutes:.0f}-minute active game at each setting, seed {args.seed}\n")
+    print(
+        "| poll | active | share | every read each interval | comments | p95 | max | unanswered |"
+    )
+    print("|---:|---:|---:|---|---:|---:|---:|---:|")
+    worst: tuple[float, str] = (0.0, "")
+    for poll in GRID_POLL:
+        for active_seconds in sorted({min(a, poll) for a in GRID_ACTIVE}):
+            for share in GRID_SHARE:
+                for everies in GRID_EVERIES:
+                    args.poll = poll
+                    args.reddit = (
+                        f"active_poll_seconds = {active_seconds}\nbudget_share = {share}\n"
+                        + everies
+                    )
+                    game = _scenario(active, args, args.minutes)
+                    assert isinstance(game, Run)
+                    delays = game.delays.get("comment", [])
+                    label = (
+                        f"| {poll} | {active_seconds} | {share} | {'yes' if everies else 'no'} |"
+                    )
+                    print(
+                        f"{label} {len(delays)} | {_p95(delays):.1f} "
+                        f"| {max(delays, default=0.0):.1f} | {game.unanswered} |",
+                        flush=True,
+                    )
+                    worst = max(worst, (_p95(delays), label))
+    print(f"\nworst p95 of comments in an active game: {worst[0]:.1f} s at {worst[1]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=30, help="length of the active game")
@@ -256,7 +314,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--request-seconds", type=float, default=0.3)
     parser.add_argument("--reddit", default="", help="lines for config.toml's [reddit]")
+    parser.add_argument("--poll", type=int, default=60, help="[reddit] poll_seconds")
+    parser.add_argument(
+        "--grid", action="store_true", help="the active game over a grid of [reddit] settings"
+    )
     args = parser.parse_args()
+    if args.grid:
+        grid(args)
+        return
 
     game = _scenario(active, args, args.minutes)
     silence = _scenario(quiet, args, args.quiet)

@@ -25,6 +25,7 @@ schedule runs the same on the wall clock and on a simulated one::
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 # Queries a minute Reddit allows an OAuth client (averaged over its ten-minute window).
@@ -85,6 +86,14 @@ class Budget:
         self._tokens -= requests
         if self._reddit_gap:
             self._reddit_next = max(self._reddit_next, now) + requests * self._reddit_gap
+
+    def request_seconds(self, requests: float = 1.0) -> float:
+        """Seconds the bucket takes, once empty, to allow ``requests`` more (its sustained pace).
+
+        >>> Budget(per_minute=60, burst=10).request_seconds(2)
+        2.4
+        """
+        return requests / self.rate
 
     def observe(self, now: float, remaining: float | None, reset_seconds: float | None) -> None:
         """Take Reddit's count of the account's window, told just before ``now``.
@@ -150,3 +159,45 @@ class Cadence:
     def due(self, pace: Pace) -> float:
         """When this read is next due."""
         return float("-inf") if self.last is None else self.last + self.interval(pace)
+
+
+def reads_per_second(
+    interval: float, idle: float, cadences: Iterable[Cadence], requests: Mapping[str, int]
+) -> float:
+    """Requests a second the ``cadences`` ask at a poll ``interval`` (``idle`` caps them).
+
+    ``requests``: the requests one read of a cadence takes, by name (1 when not named).
+
+    >>> reads = [Cadence("comments", 1, capped=True), Cadence("new", 2, capped=True)]
+    >>> reads_per_second(5, 60, reads, {"comments": 2})  # 2 / 5 + 1 / 10
+    0.5
+    >>> reads_per_second(5, 6, reads, {})  # the new submissions are capped at 6 s
+    0.3666666666666667
+    """
+    total = 0.0
+    for cadence in cadences:
+        seconds = cadence.every * interval
+        if cadence.capped:
+            seconds = min(seconds, idle)
+        total += requests.get(cadence.name, 1) / seconds
+    return total
+
+
+def fit_interval(least: float, limit: float, load: Callable[[float], float]) -> float:
+    """The shortest interval from ``least`` on whose ``load`` (falling as it grows) is
+    within ``limit`` requests a second, to a tenth of a second.
+
+    >>> fit_interval(2.0, 0.5, lambda seconds: 3 / seconds)  # 3 requests each 6 s
+    6.0
+    >>> fit_interval(10.0, 0.5, lambda seconds: 3 / seconds)  # already within
+    10.0
+    """
+    if load(least) <= limit:
+        return least
+    low, high = least, least * 2
+    while load(high) > limit:
+        low, high = high, high * 2
+    while high - low > 0.05:
+        middle = (low + high) / 2
+        low, high = (low, middle) if load(middle) <= limit else (middle, high)
+    return round(high + 0.049, 1)

@@ -23,7 +23,9 @@ the account's window runs low)::
                refereed posts (listings show only the newest edits); a known post whose
                ``edited`` is set is refereed again; the pipeline adds its note once
     reply      the oldest pending reply (a private message's too), else the next reply
-               to edit for the edited note: one a step, so the next read comes first
+               to edit for the edited note: one a step, so the next read comes first;
+               but after a read, a ready reply goes before any read other than new
+               comments (reads and replies take turns: no reply is ever starved)
     roster     when anything was refereed: render the roster wiki page and edit it if
                its text changed (a hash in the store); a 403 switches this off until
                restart
@@ -32,7 +34,8 @@ The poll interval is ``active_poll_seconds`` while the game is active (a tagged 
 the last ``ACTIVE_HOLD`` seconds) and doubles at each quiet read back to the idle
 interval, ``poll_seconds`` less ``REPLY_MARGIN``, so even after a quiet spell a post is
 answered within ``poll_seconds``; the new-submissions listing and the inbox are read at
-least that often too. A read referees its new posts (newer than the source's cursor)
+least that often too. Both intervals are raised when the reads would take more than
+``READ_SHARE`` of the budget, so the replies keep the rest (:meth:`Worker.reply_wait`). A read referees its new posts (newer than the source's cursor)
 in reading order through the same Referee as ``referee batch``; records, ledger rows and
 the advanced cursors land in one flush.
 
@@ -84,7 +87,14 @@ from referee.live.parts import (
 )
 from referee.live.reading import ReadsReddit
 from referee.live.reddit import LISTING_REACH, Failure, Forum, ForumError
-from referee.live.schedule import REDDIT_PER_MINUTE, Budget, Cadence, Pace
+from referee.live.schedule import (
+    REDDIT_PER_MINUTE,
+    Budget,
+    Cadence,
+    Pace,
+    fit_interval,
+    reads_per_second,
+)
 from referee.live.wiki import PublishesRoster
 from referee.pipeline.campaign import RedditConfig
 from referee.pipeline.flow import Referee
@@ -92,6 +102,10 @@ from referee.render.roster import RosterRenderer
 from referee.store.store import Store
 
 log = logging.getLogger(__name__)
+
+# The reads a ready reply goes before when a read went last (not new comments, which
+# keep their pace: the replies to what they find depend on them).
+YIELDING = (Task.NEW, Task.INBOX, Task.EDITS)
 
 
 class Worker(ReadsReddit, PublishesRoster):
@@ -138,6 +152,7 @@ class Worker(ReadsReddit, PublishesRoster):
         self._reddit_seconds = self._reddit_cpu_seconds = 0.0
         self.budget = Budget(config.budget_share * REDDIT_PER_MINUTE)
         self.cadences = self._cadences()
+        self._replies_turn = False  # the last step was a read: a ready reply goes next
         self.pace = self._pace()
         self._sent = forum.usage().sent  # requests counted against the budget so far
         # Posts whose reply is not settled (or whose reply awaits the edited note), kept
@@ -163,23 +178,58 @@ class Worker(ReadsReddit, PublishesRoster):
         }
 
     def _pace(self) -> Pace:
-        """The poll intervals: idle from poll_seconds, active as fast as the budget allows."""
-        idle = max(1.0, self.config.poll_seconds - REPLY_MARGIN)
-        reads = (1 if self.subreddits else 0) + len(self.threads)  # requests of a COMMENTS read
-        per_interval = reads + sum(
-            1 / c.every for t, c in self.cadences.items() if t is not Task.COMMENTS
+        """The poll intervals: as asked, unless the reads would take more than their share.
+
+        The reads (the capped ones at least once an idle interval) may take READ_SHARE of
+        the budget's sustained rate, so the replies always have the rest: a small
+        ``budget_share`` or ``poll_seconds``, or many watched threads, raise the
+        intervals (with a warning) rather than starve the replies.
+        """
+        limit = READ_SHARE * self.budget.rate
+        reads = list(self.cadences.values())
+        requests = {Task.COMMENTS.value: max(1, self._comments_requests)}
+        asked_idle = max(1.0, self.config.poll_seconds - REPLY_MARGIN)
+        idle = fit_interval(
+            asked_idle, limit, lambda seconds: reads_per_second(seconds, seconds, reads, requests)
         )
-        fastest = per_interval / (READ_SHARE * self.budget.rate)
-        active = min(idle, max(float(self.config.active_poll_seconds), fastest))
-        if active > self.config.active_poll_seconds:
-            log.warning(
-                "event=active_interval_raised seconds=%.1f: %.1f requests each poll would "
-                "take more than half the budget at active_poll_seconds = %s",
-                active,
-                per_interval,
-                self.config.active_poll_seconds,
-            )
+        asked = min(float(self.config.active_poll_seconds), idle)
+        active = min(
+            idle,
+            fit_interval(
+                asked, limit, lambda seconds: reads_per_second(seconds, idle, reads, requests)
+            ),
+        )
+        for key, was, now in (
+            ("poll_seconds", asked_idle + REPLY_MARGIN, idle + REPLY_MARGIN),
+            ("active_poll_seconds", float(self.config.active_poll_seconds), active),
+        ):
+            if now > was:
+                log.warning(
+                    "event=interval_raised key=%s asked=%.0f seconds=%.1f: the reads would "
+                    "take more than half the budget (budget_share = %s), leaving too little "
+                    "for the replies; raise budget_share or watch fewer threads to read faster",
+                    key,
+                    was,
+                    now,
+                    self.config.budget_share,
+                )
         return Pace(active=active, idle=idle, hold=ACTIVE_HOLD)
+
+    @property
+    def _comments_requests(self) -> int:
+        """Requests of one COMMENTS read: the subreddits' listing and each watched thread."""
+        return (1 if self.subreddits else 0) + len(self.threads)
+
+    def reply_wait(self, waiting: int = 1) -> float:
+        """Seconds at most from a reply's being ready to its being posted, when the budget
+        is spent and Reddit neither refuses nor holds the account: the ``waiting``-th
+        reply in line goes after ``waiting`` reads at most (reads and replies take
+        turns: only the read of new comments may go twice running), each paid at the
+        budget's sustained pace."""
+        # Ahead of a reply: a read of new comments and one other (the inbox's is two
+        # requests: read, then marked read), at most.
+        ahead = max(self._comments_requests, 1) + 2
+        return self.budget.request_seconds(waiting * (ahead + 1))
 
     # -- the schedule --------------------------------------------------------------
 
@@ -190,6 +240,11 @@ class Worker(ReadsReddit, PublishesRoster):
             if now < self.backoff_until or self.budget.ready_at(now) > now:
                 return CycleReport(skipped=True)
             task = next((t for t in Task if self._due(t, now) <= now), None)
+            if task in YIELDING and self._replies_turn and self._due(Task.REPLY, now) <= now:
+                # A read went last: a ready reply goes before any read but new comments'.
+                task = Task.REPLY
+            if task is not None:
+                self._replies_turn = task is not Task.REPLY and task in self.cadences
             return self._run([task] if task else [], one=True)
 
     def next_wake(self) -> float:

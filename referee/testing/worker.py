@@ -121,7 +121,8 @@ def worker_env(server: FakeReddit, environ: Mapping[str, str] | None = None) -> 
 class Live:
     """A FakeReddit, a campaign on disk and a worker on both; ``restart`` is a new process.
 
-    ``reddit`` adds lines to the ``[reddit]`` table; ``sheets`` are stored as approved in
+    ``reddit`` adds lines to the ``[reddit]`` table (``poll`` is its ``poll_seconds``);
+    ``sheets`` are stored as approved in
     a campaign of ``system`` under ``rulings``;
     ``gms`` are passed to the Referee; other keywords go to :class:`Worker`, but
     ``page_size``, which goes to :class:`RedditForum`.
@@ -137,9 +138,11 @@ class Live:
         sheets: Iterable[Mapping[str, Any]] = (),
         system: str = "stepped",
         rulings: Mapping[str, Any] | None = None,
+        poll: int = POLL,
         **worker: Any,
     ) -> None:
         self.server = server
+        self.poll = poll
         self.folder = folder
         self.reddit_config = reddit
         self.subreddits = tuple(subreddits)
@@ -152,7 +155,9 @@ class Live:
 
     def start(self) -> Worker:
         """Open the campaign (rewriting config.toml) and make a new worker on it."""
-        extra = reddit_section(self.server, self.reddit_config, subreddits=self.subreddits)
+        extra = reddit_section(
+            self.server, self.reddit_config, subreddits=self.subreddits, poll=self.poll
+        )
         sheets = () if self.campaign is not None else self.sheets  # only into a new store
         self.campaign = make_campaign(
             self.folder, sheets, extra_config=extra, system=self.system, rulings=self.rulings
@@ -215,11 +220,15 @@ class Live:
                 return steps
             clock.advance(max(0.0, wake - clock.now()))
             started, before = clock.now(), self.server.count()
+            waiting = set(self.worker.open_posts)
             report = self.worker.step()
             sent = self.server.count() - before
             clock.advance(sent * request_seconds)
             if sent or report.sources or report.refereed:
-                steps.append(Step(started, clock.now(), sent, report.sources, report.delivered))
+                opened = tuple(p for p in self.worker.open_posts if p not in waiting)
+                steps.append(
+                    Step(started, clock.now(), sent, report.sources, report.delivered, opened)
+                )
                 idle_steps = 0
             elif clock.now() == started:
                 idle_steps += 1
@@ -240,3 +249,4 @@ class Step:
     requests: int  # requests the server received (logins and retries included)
     sources: list[str]  # what it read
     delivered: int  # replies it posted
+    opened: tuple[str, ...] = ()  # posts whose reply this step made ready (their fullnames)

@@ -21,7 +21,7 @@ from referee.base.errors import ConfigError, OperatorError, StoreError, UserErro
 from referee.base.limits import DEFAULT_LIMITS
 from referee.base.posts import Post, post_link, safe_text
 from referee.live.reddit import open_forum
-from referee.live.service import retry_failure, run_once, serve, summary
+from referee.live.service import ok, retry_failure, run_once, serve, summary
 from referee.live.worker import Worker, stored_moderators
 from referee.pipeline.batch import batch_markdown, load_thread, run_batch
 from referee.pipeline.campaign import Campaign, find_config, load_config, load_secret
@@ -407,7 +407,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.once:
             report = run_once(worker)
             print(summary(report))
-            return EXIT_OK if report.failure is None else EXIT_TAG_ERRORS
+            return EXIT_OK if ok(report) else EXIT_TAG_ERRORS
         serve(worker)
     return EXIT_OK
 

@@ -206,6 +206,7 @@ class DeliversReplies(WorkerParts):
         self.store.flush(sync=False)
         report.undeliverable += 1
         log.warning("event=undeliverable post=%s reason=%r", fullname, reason)
+        self._tell_undeliverable(fullname, reason)
 
     def _edit(self, report: CycleReport, *, one: bool = False) -> None:
         """Edit delivered replies to carry the edited note; ``one``: the first only."""

@@ -76,6 +76,7 @@ class Task(str, Enum):
     EDITS = "edits"  # the edit sweep
     REPLY = "reply"  # one pending reply, or one reply's edit
     ROSTER = "roster"
+    DIGEST = "digest"  # the GMs' digest of problems, an hour apart at most
 
 
 # The reads that run on a cadence; the other tasks are due when there is work for them.
@@ -102,6 +103,7 @@ class CycleReport:
     edited: int = 0  # replies edited to carry the edited note
     messages: int = 0  # private messages with tags taken in (rolled, or refused)
     roster_published: bool = False  # the wiki roster page was edited
+    digests: int = 0  # GMs sent the digest of problems
     new_posts: int = 0  # of those, posts new to the worker (not read in an earlier cycle)
     tags: int = 0  # tags in the posts and messages refereed
     refusals: int = 0  # tags answered with a problem, and secret rolls refused to non-GMs
@@ -189,4 +191,12 @@ class WorkerParts:
 
         def _call(self, function: Callable[..., Any], *args: Any) -> Any:
             """Call Reddit through the budget (see :class:`~referee.live.worker.Worker`)."""
+            ...
+
+        def _tell_undeliverable(self, fullname: str, reason: str) -> None:
+            """Keep a reply that cannot be posted for the GMs' digest (:mod:`.digest`)."""
+            ...
+
+        def _tell_wiki(self, page: str, failure: str) -> None:
+            """Keep a wiki page that cannot be written for the GMs' digest."""
             ...

@@ -362,6 +362,8 @@ class Forum(Protocol):
 
     def protect_wiki(self, subreddit: str, page: str) -> int: ...
 
+    def message(self, to: str, subject: str, text: str) -> None: ...
+
     def usage(self) -> Usage: ...
 
 
@@ -521,6 +523,11 @@ class RedditForum:
         ids = ",".join(fullnames)
         if ids:
             self._call(False, self.reddit.post, "api/read_message", data={"id": ids})
+
+    def message(self, to: str, subject: str, text: str) -> None:
+        """Send u/``to`` a private message (one request)."""
+        data = {"to": to, "subject": subject, "text": text}
+        self._call(False, self.reddit.post, "api/compose", data=data)
 
     def edit_wiki(self, subreddit: str, page: str, content: str, reason: str) -> None:
         """Replace the wiki page ``page`` of ``subreddit`` (creating it if need be)."""

@@ -99,8 +99,9 @@ def serve(worker: Worker, *, stop: threading.Event | None = None) -> None:
         try:
             worker.step()
             wake = worker.next_wake()
-        except Exception:  # a bug must not stop the bot: log it, try again after a poll
+        except Exception as error:  # a bug must not stop the bot: log it, tell the GMs
             log.exception("event=step_failed: stepping again in %s s", worker.config.poll_seconds)
+            worker.tell_crash(error)
         finally:
             if not stopping.is_set():
                 plan(wake)
@@ -159,6 +160,15 @@ def summary(report: CycleReport) -> str:
     if report.skipped:
         line = "referee: backing off after Reddit's errors; nothing was read. Try again later."
     return line
+
+
+def ok(report: CycleReport) -> bool:
+    """Whether a cycle went without errors: ``run --once`` exits 1 otherwise.
+
+    >>> ok(CycleReport(delivered=3)), ok(CycleReport(errors=1)), ok(CycleReport(skipped=True))
+    (True, False, True)
+    """
+    return not (report.errors or report.undeliverable or report.failure)
 
 
 def run_once(worker: Worker) -> CycleReport:

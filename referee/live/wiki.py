@@ -65,6 +65,7 @@ class PublishesRoster(WorkerParts):
                         error.message,
                         WIKI_RETRY,
                     )
+                    self._tell_wiki(page, f"{error.failure.value}: {error.message}")
                 else:
                     log.info("event=roster_still_refused failure=%s", error.failure.value)
                 self._wiki_refused = True
@@ -135,6 +136,9 @@ class PublishesRoster(WorkerParts):
                 error.message,
                 page,
                 subreddit,
+            )
+            self._tell_wiki(
+                page, f"{error.failure.value}: {error.message}; the GMs' page stays unwritten"
             )
             return True
         self.state.put("gm_wiki", {**state, "sha256": sha256, "at": iso_time(self.clock())})

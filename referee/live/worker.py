@@ -35,9 +35,10 @@ the last ``ACTIVE_HOLD`` seconds) and doubles at each quiet read back to the idl
 interval, ``poll_seconds`` less ``REPLY_MARGIN``, so even after a quiet spell a post is
 answered within ``poll_seconds``; the new-submissions listing and the inbox are read at
 least that often too. Both intervals are raised when the reads would take more than
-``READ_SHARE`` of the budget, so the replies keep the rest (:meth:`Worker.reply_wait`). A read referees its new posts (newer than the source's cursor)
-in reading order through the same Referee as ``referee batch``; records, ledger rows and
-the advanced cursors land in one flush.
+``READ_SHARE`` of the budget, so the replies keep the rest (:meth:`Worker.reply_wait`).
+A read referees its new posts (newer than the source's cursor) in reading order
+through the same Referee as ``referee batch``; records, ledger rows and the advanced
+cursors land in one flush.
 
 :func:`~referee.live.service.serve` runs :meth:`Worker.step` on APScheduler at the time
 :meth:`Worker.next_wake` names; :meth:`Worker.cycle` runs every task due at once (and
@@ -71,6 +72,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from referee.live.digest import TellsGMs
 from referee.live.parts import (
     ACTIVE_HOLD,
     MAX_BACKOFF,
@@ -108,7 +110,7 @@ log = logging.getLogger(__name__)
 YIELDING = (Task.NEW, Task.INBOX, Task.EDITS)
 
 
-class Worker(ReadsReddit, PublishesRoster):
+class Worker(ReadsReddit, PublishesRoster, TellsGMs):
     """Polls through a :class:`~referee.live.reddit.Forum` and referees through a ``Referee``.
 
     Not thread-safe by itself; every public method takes the worker's lock, so the
@@ -163,6 +165,8 @@ class Worker(ReadsReddit, PublishesRoster):
         else:
             keys = list(saved.get("posts", []))
         self._open: dict[str, None] = dict.fromkeys(keys)
+        self._load_digest()
+        self._collect_failures()  # ``referee batch``'s, or from before a restart
 
     def _cadences(self) -> dict[Task, Cadence]:
         everies = {
@@ -287,6 +291,8 @@ class Worker(ReadsReddit, PublishesRoster):
             return now if self._records(Delivery.SENDING) else never
         if task is Task.REPLY:
             return self._reply_due(now)
+        if task is Task.DIGEST:
+            return self._digest_due(now)
         if task is Task.ROSTER:
             return (
                 max(now, self._roster_retry_at)
@@ -324,6 +330,8 @@ class Worker(ReadsReddit, PublishesRoster):
         else:
             self._backoff_step = 0
         finally:
+            if report.errors:
+                self._collect_failures()
             self.store.flush(sync=False)  # nothing here must outlive a power cut
             self._pay()
             report.seconds = time.perf_counter() - started
@@ -365,6 +373,8 @@ class Worker(ReadsReddit, PublishesRoster):
                 self._edit(report, one=one)
         elif task is Task.ROSTER:
             self._publish_roster(report)
+        elif task is Task.DIGEST:
+            self._send_digest(report)
         else:
             self._read(task, report)
         if task in self.cadences:

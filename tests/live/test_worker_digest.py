@@ -1,0 +1,113 @@
+"""GMs are told for real: problems reach them by private message, one digest an hour.
+
+Real PRAW against the local Reddit, the worker on the fake clock: a post the referee
+cannot handle and a wiki page the bot may not write each become a line of a private
+message to every GM (the subreddit's moderators), at most one message an hour however
+many problems come, each problem told once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from referee.cli import main
+from referee.live.digest import DIGEST_EVERY
+from referee.render.renderer import Renderer
+from referee.testing.reddit_server import FakeReddit
+from referee.testing.worker import SUB, fake_reddit, worker_env
+
+APPLICATION = (
+    "Here is Orla. [[apply]]\n\n```\nname: Orla\nrace: human\nbackground: soldier\n"
+    "strength: 2\nagility: 2\nendurance: 2\nperception: 2\n```\n"
+)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeReddit]:
+    """A FakeReddit whose one subreddit two GMs moderate."""
+    with fake_reddit(moderators=("gm", "gm2")) as fake:
+        yield fake
+
+
+@pytest.fixture
+def broken_applications(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rendering a reply to an application raises, as a broken template would."""
+    render = Renderer.render
+
+    def broken(self: Renderer, reply) -> str:
+        if any(verdict.kind == "application" for verdict in reply.verdicts):
+            raise RuntimeError("a bug no test foresaw")
+        return render(self, reply)
+
+    monkeypatch.setattr(Renderer, "render", broken)
+
+
+def _digests(server: FakeReddit, user: str) -> list[dict]:
+    return [
+        m
+        for m in server.messages_to(user)
+        if m["author"] == server.bot and m["subject"].startswith("referee:")
+    ]
+
+
+def test_a_failed_post_reaches_every_gm_by_private_message_once_an_hour_at_most(
+    server: FakeReddit, live, broken_applications
+) -> None:
+    """Two failures an hour apart: each GM gets one digest for the first, none for the
+    second until an hour has passed, then one with it alone; the bot is never told."""
+    harness = live()
+    thread = server.submit(SUB, "alice", "Applications", "Post your sheets.")
+    first = server.comment(thread, "orla", APPLICATION)
+    harness.run_until(server.clock.now() + 120)
+    second = server.comment(thread, "brak", APPLICATION.replace("Orla", "Brak"))
+    harness.run_until(server.clock.now() + 600)
+    (gm_digest,) = _digests(server, "gm")
+    assert [gm_digest["body"]] == [m["body"] for m in _digests(server, "gm2")]
+    assert first in gm_digest["body"] and second not in gm_digest["body"]
+    assert f"referee failures --retry {first}" in gm_digest["body"]
+    harness.run_until(server.clock.now() + DIGEST_EVERY)
+    later = _digests(server, "gm")
+    assert 2 == len(later)
+    assert second in later[-1]["body"] and first not in later[-1]["body"]
+    assert float(later[-1]["created_utc"]) - float(gm_digest["created_utc"]) >= DIGEST_EVERY
+    harness.run_until(server.clock.now() + 3 * DIGEST_EVERY)
+    assert 2 == len(_digests(server, "gm"))  # each problem told once
+    assert [] == _digests(server, server.bot)
+
+
+def test_a_wiki_page_the_bot_may_not_write_is_told_once(server: FakeReddit, live) -> None:
+    """The bot is no wiki contributor: the GMs hear of it once, with what to do."""
+    harness = live('wiki_page = "roster"\n')
+    thread = server.submit(SUB, "alice", "Scene", "Roll.")
+    server.comment(thread, "bob", "[[roll 1d20]]")
+    harness.run_until(server.clock.now() + 4 * DIGEST_EVERY)
+    (digest,) = _digests(server, "gm")
+    assert "roster" in digest["body"] and "moderator" in digest["body"]
+
+
+def test_run_once_exits_1_when_its_cycle_had_errors(
+    server: FakeReddit, live, broken_applications, monkeypatch, capsys
+) -> None:
+    """`referee run --once` prints "1 error" and exits 1 (cron mails it); a clean run 0."""
+    harness = live()
+    folder = harness.folder
+    harness.close()
+    for key, value in worker_env(server).items():
+        monkeypatch.setenv(key, value)
+    thread = server.submit(SUB, "alice", "Applications", "Post your sheets.")
+    server.comment(thread, "orla", APPLICATION)
+    assert 1 == main(["--campaign", str(folder), "run", "--once"])
+    assert "1 error." in capsys.readouterr().out
+    server.comment(thread, "bob", "[[roll 1d20]]")
+    assert 0 == main(["--campaign", str(folder), "run", "--once"])
+
+
+def test_a_step_that_crashed_on_the_store_reaches_the_gms(server: FakeReddit, live) -> None:
+    """A step that raised (a disk full, say) is told to the GMs with what to do."""
+    harness = live()
+    harness.worker.tell_crash(OSError(28, "No space left on device"))
+    harness.run_until(server.clock.now() + 60)
+    (digest,) = _digests(server, "gm")
+    assert "No space left on device" in digest["body"] and "free space" in digest["body"]

@@ -4,6 +4,8 @@ Like ``structlog.testing``, these live in the package so the project's tests and
 campaign's own checks use the same real parts: a real TinyDB store on disk, the real
 templates, and (in :mod:`referee.testing.reddit_server`) a Reddit-compatible HTTP
 server on 127.0.0.1 that real PRAW talks to.
+
+May import: anything of referee; it is the top layer, and nothing of referee imports it.
 """
 
 from referee.testing.campaign import make_campaign, sheet

@@ -69,9 +69,9 @@ class TellsGMs(WorkerParts):
             self._tell(
                 key,
                 f"The referee could not handle {where}u/{failure.author}'s post "
-                f"{failure.post} ({failure.error[:200]}). `referee failures` shows it; once "
-                f"the cause is fixed, `referee failures --retry {failure.post}` referees it "
-                "and replaces the bot's notice.",
+                f"{failure.post} ({failure.error[:200]}). Whoever runs the bot sees it with "
+                f"`referee failures`; once the cause is fixed, `referee failures --retry "
+                f"{failure.post}` referees it and replaces the bot's notice.",
             )
 
     def _tell_undeliverable(self, fullname: str, reason: str) -> None:

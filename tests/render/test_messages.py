@@ -23,8 +23,10 @@ SHELL_COMMAND = re.compile(
 )
 OPERATOR_ONLY = {"ConfigError", "StoreError", "OperatorError", "ForumError", "print"}
 LOGGERS = {"log", "logger", "logging", "LOG"}
-# The command line speaks to whoever runs it; config.toml's problems go to the operator.
-SHELL_ONLY = {"cli.py", "__main__.py", "campaign.py"}
+# The command line speaks to whoever runs it; config.toml's problems go to the operator;
+# the digest is a private message to the GMs, whose lines say what whoever runs the bot
+# can do in the shell.
+SHELL_ONLY = {"cli.py", "__main__.py", "campaign.py", "digest.py"}
 
 
 def _called(node: ast.Call) -> str:

@@ -27,7 +27,7 @@ from referee.pipeline.campaign import Campaign
 from referee.pipeline.failures import FAILURE_REPLY, FailureLog, body_digest, describe
 from referee.pipeline.session import Session
 from referee.pipeline.tag import outcome_summary, undo_log, verdict_for
-from referee.read.tags import Tag, find_tags, near_miss_problems
+from referee.read.tags import Tag, TagScan, find_tags, near_miss_problems
 from referee.render.renderer import Renderer
 from referee.resolve import tracker_verbs
 from referee.resolve.dispatch import verbs_for
@@ -163,7 +163,9 @@ class Referee:
             return self._fail(post, seen, error, private)
 
     def _referee(self, post: Post, seen: dict[str, Any] | None, private: bool) -> Outcome:
-        scan = find_tags(post.body, self.limits)
+        """The post down through the stages once (read, resolve, render) and recorded; a
+        post seen before is answered from its record, never resolved again."""
+        scan = find_tags(post.body, self.limits)  # stage 1: the tags
         if seen is not None:
             if seen.get("failed"):
                 return self._replay_failure(post, seen)
@@ -174,10 +176,24 @@ class Referee:
             return self._replay(post, seen, scan.tags)
         if not scan.tags and not scan.problem and not scan.near:
             return Outcome(post, "", 0, 0, 0)
-        near = self._near_misses(post, scan.near)
+        near = self._near_misses(post, scan.near)  # stage 1: the bracket-short tags
         if not scan.tags and not scan.problem and not near:
             return Outcome(post, "", 0, 0, 0)
-        verdicts, names = self._resolve_all(post, scan.tags, private)
+        verdicts, names = self._resolve_all(post, scan.tags, private)  # stage 2
+        text = self._reply(post, scan, near, verdicts, names, private)  # stage 3
+        return self._keep(post, scan, near, verdicts, names, text, private)  # recorded once
+
+    def _reply(
+        self,
+        post: Post,
+        scan: TagScan,
+        near: tuple[str, ...],
+        verdicts: tuple[Verdict, ...],
+        names: tuple[list[str], ...],
+        private: bool,
+    ) -> str:
+        """The post's reply: its verdicts, the notes on tags it could not read, the rolls of
+        posts since deleted, and the conditions of the characters it concerned."""
         for verdict in verdicts:
             if verdict.internal_error:  # the GM reads it in `referee failures`
                 self.failures.record_tag(
@@ -187,6 +203,20 @@ class Referee:
         notes = (*notes, *self._gone_notes(post.thread, names))
         conditions = self._conditions(post, verdicts, names, private)
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes, conditions))
+        return text
+
+    def _keep(
+        self,
+        post: Post,
+        scan: TagScan,
+        near: tuple[str, ...],
+        verdicts: tuple[Verdict, ...],
+        names: tuple[list[str], ...],
+        text: str,
+        private: bool,
+    ) -> Outcome:
+        """Record the post once: its ledger rows, its record (the reply, whom each roll
+        concerned, how to undo it) and the outcome the caller reports."""
         summaries = [None if v.failed else outcome_summary(v) for v in verdicts]
         new_rolls = self._record(post, verdicts, names, summaries, private)
         kept = [

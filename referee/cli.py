@@ -11,6 +11,7 @@ import logging
 import sys
 import time
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
 
@@ -24,7 +25,7 @@ from referee.live.reddit import open_forum
 from referee.live.service import ok, retry_failure, run_once, serve, summary
 from referee.live.worker import Worker, stored_moderators
 from referee.pipeline.batch import batch_markdown, load_thread, run_batch
-from referee.pipeline.campaign import Campaign, find_config, load_config, load_secret
+from referee.pipeline.campaign import Campaign, Config, find_config, load_config, load_secret
 from referee.pipeline.failures import FailureLog, tag_failure_key
 from referee.pipeline.flow import Outcome, Referee
 from referee.pipeline.session import Session
@@ -38,6 +39,7 @@ from referee.resolve.lookup import pending_applications
 from referee.resolve.verdicts import Reply
 from referee.store.ledger import verify
 from referee.store.records import GONE_KINDS, ledger_history, result_words
+from referee.store.store import writer_running
 from referee.system import ParseContext, installed_systems, load_system
 
 EXIT_OK, EXIT_TAG_ERRORS, EXIT_USAGE = 0, 1, 2
@@ -210,8 +212,25 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return EXIT_TAG_ERRORS if result.problems or result.failed else EXIT_OK
 
 
+def _reading(args: argparse.Namespace, config: Config | None = None) -> Campaign:
+    """The campaign for a command that only reads it: while the live bot holds the store,
+    its last committed state (no lock, nothing written), saying how recent that is."""
+    config = config or load_config(find_config(args.campaign))
+    if not writer_running(config.store_path):
+        return Campaign(config)
+    campaign = Campaign(config, read_only=True)
+    at = campaign.store.committed_at
+    when = datetime.fromtimestamp(at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    print(
+        f"referee: the live bot is running; this is the campaign as of its last write, "
+        f"{when} UTC ({max(0.0, time.time() - at):.0f} s ago).",
+        file=sys.stderr,
+    )
+    return campaign
+
+
 def cmd_roll(args: argparse.Namespace) -> int:
-    campaign = Campaign.open(args.campaign, need_secret=False)
+    campaign = _reading(args)
     try:
         return _try_tag(campaign, args)
     finally:
@@ -272,7 +291,7 @@ def _try_tag(campaign: Campaign, args: argparse.Namespace) -> int:
 
 
 def cmd_characters(args: argparse.Namespace) -> int:
-    with Campaign.open(args.campaign, need_secret=False) as campaign:
+    with _reading(args) as campaign:
         rows = campaign.system.character_rows(
             list(campaign.store.table("characters").values()), campaign.rules
         )
@@ -310,7 +329,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             secret = load_secret(config).value
         except ConfigError as error:
             raise ConfigError(error.message + " Or run `referee verify --chain-only`.") from error
-    with Campaign(config) as campaign:
+    with _reading(args, config) as campaign:
         try:  # every batch of the journal against its commit line (posts, sheet changes)
             campaign.store.audit()
             damage = ""
@@ -337,7 +356,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    with Campaign.open(args.campaign, need_secret=False) as campaign:
+    with _reading(args) as campaign:
         ledger = campaign.store.ledger
         voids = {str(key): value for key, value in campaign.store.table("voids").items()}
         shown = 0
@@ -374,7 +393,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_applications(args: argparse.Namespace) -> int:
-    with Campaign.open(args.campaign, need_secret=False) as campaign:
+    with _reading(args) as campaign:
         found = pending_applications(
             campaign.store.table("applications"), campaign.store.table("posts")
         )
@@ -432,7 +451,7 @@ def cmd_failures(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.forget:
         return _forget_failure(args)
-    with Campaign.open(args.campaign, need_secret=False) as campaign:
+    with _reading(args) as campaign:
         failed = list(FailureLog(campaign.store))
     if not failed:
         print("No failed posts.")

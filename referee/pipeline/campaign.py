@@ -412,7 +412,11 @@ class SeedsCharacters:
 class Campaign:
     """An open campaign: checked config, its system and rules, secret and store."""
 
-    def __init__(self, config: Config, secret: Secret | None = None) -> None:
+    def __init__(
+        self, config: Config, secret: Secret | None = None, *, read_only: bool = False
+    ) -> None:
+        """Open the campaign; ``read_only``: its store's last committed state, no lock
+        taken and nothing written (the live bot may be writing it)."""
         self.config = config
         self.system: System = load_system(config.system)
         self.files = campaign_files(config)
@@ -423,9 +427,10 @@ class Campaign:
                 f"The data folder {config.data_dir} does not exist; create it "
                 f"or fix campaign.data_dir in {config.path}."
             )
-        self.store = Store(config.store_path)
+        self.store = Store(config.store_path, read_only=read_only)
         try:
-            self.system.seed_store(self.files, self.rules, self.store)
+            if not read_only:  # the writer seeded it when it first opened the store
+                self.system.seed_store(self.files, self.rules, self.store)
         except BaseException:
             self.store.discard()  # a refused sheet must not leave the store locked
             raise
@@ -435,9 +440,11 @@ class Campaign:
         gc.freeze()
 
     @classmethod
-    def open(cls, campaign_dir: Path | None = None, *, need_secret: bool = True) -> Campaign:
+    def open(
+        cls, campaign_dir: Path | None = None, *, need_secret: bool = True, read_only: bool = False
+    ) -> Campaign:
         config = load_config(find_config(campaign_dir))
-        return cls(config, load_secret(config) if need_secret else None)
+        return cls(config, load_secret(config) if need_secret else None, read_only=read_only)
 
     @property
     def published_commitment(self) -> str:

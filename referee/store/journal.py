@@ -76,10 +76,12 @@ START = Position(0, -1, GENESIS)
 class Journal:
     """One journal file, opened for appending and for reading lines by offset."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only  # a reader beside the writer: never cuts, never appends
+        flags = os.O_RDONLY if read_only else os.O_RDWR | os.O_CREAT | os.O_APPEND
         try:
-            self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            self._fd = os.open(path, flags, 0o644)
         except OSError as exc:
             raise StoreError(
                 f"Cannot open the journal {path}: {exc.strerror}. Check that the directory "
@@ -95,6 +97,8 @@ class Journal:
         Raises :class:`StoreError` if it cannot be written; a part written before the
         failure is cut off again, so the next append starts on a clean line.
         """
+        if self.read_only:
+            raise StoreError(f"The journal {self.path} was opened to read only.")
         start = self.size
         view = memoryview(data)
         try:
@@ -155,7 +159,13 @@ class Journal:
             rest = data[begin:]
 
     def cut(self, offset: int, why: str) -> None:
-        """Cut the file at ``offset``, keeping the cut bytes in a ``.torn`` file beside it."""
+        """Cut the file at ``offset``, keeping the cut bytes in a ``.torn`` file beside it.
+
+        Read only, the file is left alone: the tail is the batch the writer is
+        appending, ignored until its commit line is there."""
+        if self.read_only:
+            self.size = offset
+            return
         cut_bytes = os.pread(self._fd, self.size - offset, offset)
         keep = _unused(self.path.with_name(f"{self.path.name}.torn-{int(time.time())}"))
         keep.write_bytes(cut_bytes)

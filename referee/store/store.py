@@ -19,7 +19,10 @@ posts stay on disk (found through the index), and the ledger is streamed.
 
 A store is used by one thread of one process at a time. While it is open it holds an
 advisory lock on ``<file>.lock``, so a second referee on the same campaign fails at
-once instead of writing over the first one's rolls.
+once instead of writing over the first one's rolls. A store opened ``read_only`` takes
+no lock and writes nothing: it reads the last committed state (a batch the writer is
+appending is not read until its commit line is there), so the shell can look at a
+campaign while the live bot runs.
 
 >>> import tempfile
 >>> from pathlib import Path
@@ -71,7 +74,7 @@ try:  # POSIX; elsewhere the store runs without the single-writer lock
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Store"]
+__all__ = ["Store", "writer_running"]
 
 log = logging.getLogger(__name__)
 
@@ -89,12 +92,21 @@ class Store:
     not exist, or another process has the store open.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
         self.journal_path = self.path.with_name(self.path.stem + ".ledger.jsonl")
         self.index_path = self.path.with_name(self.path.stem + ".index")
-        self._lock = _lock(self.path)
-        remove_leftover_temps(self.index_path)  # the sheets file's storage does its own
+        self.read_only = read_only
+        if read_only:
+            if not self.path.exists():
+                raise StoreError(
+                    f"There is no store {self.path} yet: nothing to read. Run `referee "
+                    "batch` or the live bot once first."
+                )
+            self._lock: IO[str] | None = None
+        else:
+            self._lock = _lock(self.path)
+            remove_leftover_temps(self.index_path)  # the sheets file's storage does its own
         self._closed = False
         self._batch: list[bytes] = []  # the lines of the next flush, in pieces
         self._batch_size = 0
@@ -103,17 +115,25 @@ class Store:
         # Where the batch stood when the open savepoint began (see _open_savepoint).
         self._savepoint: tuple[Any, ...] | None = None
         try:
-            self._db = TinyDB(self.path, storage=FlushOnDemand(AtomicJSONStorage))
+            self._db = TinyDB(
+                self.path, read_only=read_only, storage=FlushOnDemand(AtomicJSONStorage)
+            )
             self._middleware: FlushOnDemand = self._db.storage  # type: ignore[assignment]
             raw = self._middleware.read() or {}
             if META_TABLE not in raw and (LEDGER_TABLE in raw or POSTS_TABLE in raw):
+                if read_only:
+                    raise StoreError(
+                        f"The store {self.path} is of an older layout, which the next "
+                        "command that writes converts; stop the bot and run it once."
+                    )
                 raw = migrate(self.path, self.journal_path, self.index_path, raw, self._db)
-            self.journal = Journal(self.journal_path)
+            self.journal = Journal(self.journal_path, read_only=read_only)
             self._open(raw)
         except BaseException:
             with contextlib.suppress(Exception):
                 self.journal.close()
-            self._lock.close()
+            if self._lock is not None:
+                self._lock.close()
             raise
 
     # -- opening -------------------------------------------------------------------
@@ -272,6 +292,11 @@ class Store:
         """
         if self._closed:
             raise StoreError(f"The store {self.path} is closed; open it again to write.")
+        if self.read_only and self._batch:
+            raise StoreError(
+                f"The store {self.path} was opened to read only (the live bot may be "
+                "writing it); stop the bot to change the campaign from the shell."
+            )
         if self._savepoint is not None:
             raise RuntimeError("flush after the savepoint closes: it could not be undone")
         if not self._batch:
@@ -346,6 +371,9 @@ class Store:
         """
         if self._closed:
             return
+        if self.read_only:
+            self._release()
+            return
         try:
             self.flush()
             self.checkpoint()
@@ -361,7 +389,17 @@ class Store:
         self._closed = True
         self.journal.close()
         self._middleware.storage.close()
-        self._lock.close()
+        if self._lock is not None:
+            self._lock.close()
+
+    @property
+    def committed_at(self) -> float:
+        """When the last batch was committed (the journal's modification time, epoch
+        seconds); 0.0 for a store never written."""
+        try:
+            return self.journal_path.stat().st_mtime
+        except FileNotFoundError:
+            return 0.0
 
     def __enter__(self) -> Store:
         return self
@@ -402,6 +440,20 @@ class _Savepoint:
         self._store._close_savepoint(undo=exc_type is not None)
 
 
+def writer_running(path: Path) -> bool:
+    """Whether another process holds the store's writer lock (the live bot, say)."""
+    lock_path = path.with_name(path.name + ".lock")
+    if fcntl is None or not lock_path.exists():  # pragma: no cover - Windows
+        return False
+    with open(lock_path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
+
+
 def _lock(path: Path) -> IO[str]:
     """Open and lock ``<path>.lock`` so only one process uses the store at a time."""
     lock_path = path.with_name(path.name + ".lock")
@@ -419,8 +471,10 @@ def _lock(path: Path) -> IO[str]:
     except OSError as exc:
         handle.close()
         raise StoreError(
-            f"The store {path} is open in another process (another referee running on "
-            "this campaign?). Stop it first; two writers would overwrite each other's "
-            "rolls."
+            f"The store {path} is open in another process (the live bot running on this "
+            "campaign?), and this command changes the campaign: two writers would "
+            "overwrite each other's rolls. Stop the bot first, then run it again. "
+            "`referee characters`, `history`, `applications`, `failures`, `verify` and "
+            "`roll` work while the bot runs."
         ) from exc
     return handle

@@ -66,11 +66,12 @@ class AtomicJSONStorage(Storage):
     '{"_default":{"1":{"name":"Kara"}}}'
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
         super().__init__()
         self.path = Path(path)
         self.writes = 0  # how many times write() has replaced the file
-        remove_leftover_temps(self.path)
+        if not read_only:  # a reader must not delete the writer's temp file mid-write
+            remove_leftover_temps(self.path)
 
     def read(self) -> dict[str, dict[str, Any]] | None:
         """The whole database, or ``None`` if the file is missing or empty."""

@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import TextIO
 
@@ -135,6 +136,12 @@ def _parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="watch Reddit and reply to roll tags (the live bot)")
     run.add_argument("--once", action="store_true", help="read every source once and exit (cron)")
+    run.add_argument(
+        "--log-file",
+        type=Path,
+        metavar="FILE",
+        help="also write the log to FILE, rotated at 10 MB, the last 5 kept (FILE.1 ... FILE.5)",
+    )
     return parser
 
 
@@ -412,9 +419,40 @@ def cmd_applications(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# The live bot's --log-file: rotated at this size, this many old files kept.
+LOG_FILE_BYTES = 10 * 1024 * 1024
+LOG_FILES_KEPT = 5
+
+
+def _log_to_file(path: Path) -> logging.Handler:
+    """Add a rotating file to the referee's log (the standard library's rotation)."""
+    try:
+        handler = RotatingFileHandler(
+            path, maxBytes=LOG_FILE_BYTES, backupCount=LOG_FILES_KEPT, encoding="utf-8"
+        )
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot write the log file {path}: {exc.strerror}. Check that its folder exists "
+            "and this user may write there, or leave out --log-file."
+        ) from exc
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger("referee").addHandler(handler)
+    return handler
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     # The live bot's log is its output: one key=value line per step of every post.
     logging.getLogger("referee").setLevel(logging.INFO)
+    handler = _log_to_file(args.log_file) if args.log_file else None
+    try:
+        return _run(args)
+    finally:
+        if handler is not None:
+            logging.getLogger("referee").removeHandler(handler)
+            handler.close()
+
+
+def _run(args: argparse.Namespace) -> int:
     with Campaign.open(args.campaign) as campaign:
         config = campaign.config.reddit
         if not config.subreddits and not config.threads:

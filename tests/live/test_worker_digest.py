@@ -111,3 +111,19 @@ def test_a_step_that_crashed_on_the_store_reaches_the_gms(server: FakeReddit, li
     harness.run_until(server.clock.now() + 60)
     (digest,) = _digests(server, "gm")
     assert "No space left on device" in digest["body"] and "free space" in digest["body"]
+
+
+def test_run_with_a_log_file_writes_the_log_there(
+    server: FakeReddit, live, monkeypatch, tmp_path
+) -> None:
+    """`referee run --once --log-file FILE` writes its key=value lines to FILE."""
+    harness = live()
+    folder = harness.folder
+    harness.close()
+    for key, value in worker_env(server).items():
+        monkeypatch.setenv(key, value)
+    thread = server.submit(SUB, "alice", "Scene", "Roll.")
+    post = server.comment(thread, "bob", "[[roll 1d20]]")
+    log_file = tmp_path / "referee.log"
+    assert 0 == main(["--campaign", str(folder), "run", "--once", "--log-file", str(log_file)])
+    assert f"event=replied post={post}" in log_file.read_text(encoding="utf-8")

@@ -24,6 +24,7 @@ from referee.base.limits import DEFAULT_LIMITS
 from referee.base.posts import Post, post_link, safe_text
 from referee.live.reddit import open_forum
 from referee.live.service import ok, retry_failure, run_once, serve, summary
+from referee.live.status import heartbeat_path, read_heartbeat, stuck
 from referee.live.worker import Worker, stored_moderators
 from referee.pipeline.batch import batch_markdown, load_thread, run_batch
 from referee.pipeline.campaign import Campaign, Config, find_config, load_config, load_secret
@@ -135,6 +136,11 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("applications", help="list the applications awaiting a GM's decision")
 
     run = commands.add_parser("run", help="watch Reddit and reply to roll tags (the live bot)")
+    commands.add_parser(
+        "status",
+        help="the live bot's state: its last read, replies waiting, failures, budget, store "
+        "size; exits 1 when it is not running or looks stuck (a health check)",
+    )
     run.add_argument("--once", action="store_true", help="read every source once and exit (cron)")
     run.add_argument(
         "--log-file",
@@ -469,6 +475,59 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+STORE_FILES = (".ledger.jsonl", ".index")  # beside store.json: the store's other files
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    config = load_config(find_config(args.campaign))
+    store_path = config.store_path
+    running = writer_running(store_path)
+    beat = read_heartbeat(heartbeat_path(store_path))
+    with _reading(args, config) as campaign:
+        failures = len(FailureLog(campaign.store))
+        rows = len(campaign.store.ledger)
+    now = time.time()
+    files = [store_path, *(store_path.with_name(store_path.stem + e) for e in STORE_FILES)]
+    size = sum(path.stat().st_size for path in files if path.exists())
+    print(
+        f"bot: {'running' if running else 'not running'}"
+        + (f" (pid {beat['pid']})" if running and beat.get("pid") else "")
+    )
+    last = beat.get("last_read_at")
+    if last:
+        print(f"last successful read: {_when(float(last))} ({now - float(last):.0f} s ago)")
+        print(f"replies waiting: {beat.get('replies_waiting', 0)}")
+        print(
+            f"budget: {float(beat.get('budget_per_minute', 0)):.0f} requests a minute; "
+            f"{beat.get('requests_sent', 0)} sent since it started; reading every "
+            f"{float(beat.get('interval', 0)):.0f} s"
+        )
+    else:
+        print("last successful read: none recorded yet")
+    print(f"failures: {failures}" + (" (`referee failures` lists them)" if failures else ""))
+    print(f"store: {size / 1e6:.1f} MB, {rows} ledger rows")
+    if not running:
+        print(
+            "referee: no bot is running on this campaign; start it with `referee run` "
+            "(or its service).",
+            file=sys.stderr,
+        )
+        return EXIT_TAG_ERRORS
+    poll = float(beat.get("poll_seconds") or config.reddit.poll_seconds)
+    if not last or stuck(last_read_at=float(last), poll_seconds=poll, now=now):
+        print(
+            "referee: the bot looks stuck: no successful read for too long. Its log says "
+            "why (event=back_off: Reddit is failing; otherwise restart it).",
+            file=sys.stderr,
+        )
+        return EXIT_TAG_ERRORS
+    return EXIT_OK
+
+
+def _when(at: float) -> str:
+    return datetime.fromtimestamp(at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def cmd_failures(args: argparse.Namespace) -> int:
     if args.retry:
         with Campaign.open(args.campaign) as campaign:
@@ -599,6 +658,7 @@ COMMANDS = {
     "systems": cmd_systems,
     "verify": cmd_verify,
     "run": cmd_run,
+    "status": cmd_status,
     "approve": cmd_approve,
     "import": cmd_import,
     "failures": cmd_failures,

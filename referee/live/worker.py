@@ -67,6 +67,7 @@ seen to replied with ``grep post=t1_abc``.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -97,6 +98,7 @@ from referee.live.schedule import (
     fit_interval,
     reads_per_second,
 )
+from referee.live.status import heartbeat_path, write_heartbeat
 from referee.live.wiki import PublishesRoster
 from referee.pipeline.campaign import RedditConfig
 from referee.pipeline.flow import Referee
@@ -333,6 +335,8 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs):
             if report.errors:
                 self._collect_failures()
             self.store.flush(sync=False)  # nothing here must outlive a power cut
+            if report.sources and report.failure is None:
+                self._heartbeat()
             self._pay()
             report.seconds = time.perf_counter() - started
             report.reddit_seconds = self._reddit_seconds
@@ -380,6 +384,21 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs):
         if task in self.cadences:
             self.cadences[task].last = now  # read: due again one interval on
             self._note_activity(task, report, now)
+
+    def _heartbeat(self) -> None:
+        """After a successful read: what ``referee status`` shows (see :mod:`.status`)."""
+        write_heartbeat(
+            heartbeat_path(self.store.path),
+            {
+                "pid": os.getpid(),
+                "last_read_at": self.clock(),
+                "replies_waiting": len(self._open),
+                "interval": self.pace.interval,
+                "budget_per_minute": self.budget.per_minute,
+                "requests_sent": self.forum.usage().sent,
+                "poll_seconds": self.config.poll_seconds,
+            },
+        )
 
     def _note_activity(self, task: Task, report: CycleReport, now: float) -> None:
         if report.refereed or report.messages:

@@ -98,7 +98,7 @@ class Store:
         self.index_path = self.path.with_name(self.path.stem + ".index")
         self.read_only = read_only
         if read_only:
-            if not self.path.exists():
+            if not (self.path.exists() or self.journal_path.exists()):
                 raise StoreError(
                     f"There is no store {self.path} yet: nothing to read. Run `referee "
                     "batch` or the live bot once first."

@@ -8,6 +8,7 @@ many problems come, each problem told once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -127,3 +128,24 @@ def test_run_with_a_log_file_writes_the_log_there(
     log_file = tmp_path / "referee.log"
     assert 0 == main(["--campaign", str(folder), "run", "--once", "--log-file", str(log_file)])
     assert f"event=replied post={post}" in log_file.read_text(encoding="utf-8")
+
+
+def test_status_says_the_bot_is_well_then_stuck_then_stopped(
+    server: FakeReddit, live, monkeypatch, capsys
+) -> None:
+    """`referee status` exits 0 while the bot reads, 1 once it has not read for too long,
+    and 1 when no bot runs: a service manager's health check."""
+    harness = live()
+    thread = server.submit(SUB, "alice", "Scene", "Roll.")
+    server.comment(thread, "bob", "[[roll 1d20]]")
+    harness.run_until(server.clock.now() + 120)
+    monkeypatch.setattr(time, "time", server.clock.now)
+    assert 0 == main(["--campaign", str(harness.folder), "status"])
+    out = capsys.readouterr().out
+    assert "bot: running" in out and "replies waiting: 0" in out and "failures: 0" in out
+    server.clock.advance(3 * 3600)  # the bot does not step: as if hung
+    assert 1 == main(["--campaign", str(harness.folder), "status"])
+    assert "looks stuck" in capsys.readouterr().err
+    harness.close()
+    assert 1 == main(["--campaign", str(harness.folder), "status"])
+    assert "no bot is running" in capsys.readouterr().err

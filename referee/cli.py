@@ -11,8 +11,6 @@ import logging
 import sys
 import time
 from collections.abc import Sequence
-from datetime import datetime, timezone
-from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import TextIO
 
@@ -22,12 +20,12 @@ from referee.base.dice import DiceSource, GivenDice, SeededDice, SystemDice, com
 from referee.base.errors import ConfigError, OperatorError, StoreError, UserError
 from referee.base.limits import DEFAULT_LIMITS
 from referee.base.posts import Post, post_link, safe_text
-from referee.live.reddit import open_forum
-from referee.live.service import ok, retry_failure, run_once, serve, summary
-from referee.live.status import heartbeat_path, read_heartbeat, stuck
-from referee.live.worker import Worker, stored_moderators
+from referee.live import operate
+from referee.live.operate import reading
+from referee.live.service import retry_failure
+from referee.live.worker import stored_moderators
 from referee.pipeline.batch import batch_markdown, load_thread, run_batch
-from referee.pipeline.campaign import Campaign, Config, find_config, load_config, load_secret
+from referee.pipeline.campaign import Campaign, find_config, load_config, load_secret
 from referee.pipeline.failures import FailureLog, tag_failure_key
 from referee.pipeline.flow import Outcome, Referee
 from referee.pipeline.session import Session
@@ -41,7 +39,6 @@ from referee.resolve.lookup import pending_applications
 from referee.resolve.verdicts import Reply
 from referee.store.ledger import verify
 from referee.store.records import GONE_KINDS, ledger_history, result_words
-from referee.store.store import writer_running
 from referee.system import ParseContext, installed_systems, load_system
 
 EXIT_OK, EXIT_TAG_ERRORS, EXIT_USAGE = 0, 1, 2
@@ -225,25 +222,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return EXIT_TAG_ERRORS if result.problems or result.failed else EXIT_OK
 
 
-def _reading(args: argparse.Namespace, config: Config | None = None) -> Campaign:
-    """The campaign for a command that only reads it: while the live bot holds the store,
-    its last committed state (no lock, nothing written), saying how recent that is."""
-    config = config or load_config(find_config(args.campaign))
-    if not writer_running(config.store_path):
-        return Campaign(config)
-    campaign = Campaign(config, read_only=True)
-    at = campaign.store.committed_at
-    when = datetime.fromtimestamp(at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
-    print(
-        f"referee: the live bot is running; this is the campaign as of its last write, "
-        f"{when} UTC ({max(0.0, time.time() - at):.0f} s ago).",
-        file=sys.stderr,
-    )
-    return campaign
-
-
 def cmd_roll(args: argparse.Namespace) -> int:
-    campaign = _reading(args)
+    campaign = reading(args)
     try:
         return _try_tag(campaign, args)
     finally:
@@ -304,7 +284,7 @@ def _try_tag(campaign: Campaign, args: argparse.Namespace) -> int:
 
 
 def cmd_characters(args: argparse.Namespace) -> int:
-    with _reading(args) as campaign:
+    with reading(args) as campaign:
         rows = campaign.system.character_rows(
             list(campaign.store.table("characters").values()), campaign.rules
         )
@@ -342,7 +322,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             secret = load_secret(config).value
         except ConfigError as error:
             raise ConfigError(error.message + " Or run `referee verify --chain-only`.") from error
-    with _reading(args, config) as campaign:
+    with reading(args, config) as campaign:
         try:  # every batch of the journal against its commit line (posts, sheet changes)
             campaign.store.audit()
             damage = ""
@@ -369,7 +349,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    with _reading(args) as campaign:
+    with reading(args) as campaign:
         ledger = campaign.store.ledger
         voids = {str(key): value for key, value in campaign.store.table("voids").items()}
         shown = 0
@@ -406,7 +386,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_applications(args: argparse.Namespace) -> int:
-    with _reading(args) as campaign:
+    with reading(args) as campaign:
         found = pending_applications(
             campaign.store.table("applications"), campaign.store.table("posts")
         )
@@ -423,109 +403,6 @@ def cmd_applications(args: argparse.Namespace) -> int:
         + (" `referee approve NAME` approves one." if found else "")
     )
     return EXIT_OK
-
-
-# The live bot's --log-file: rotated at this size, this many old files kept.
-LOG_FILE_BYTES = 10 * 1024 * 1024
-LOG_FILES_KEPT = 5
-
-
-def _log_to_file(path: Path) -> logging.Handler:
-    """Add a rotating file to the referee's log (the standard library's rotation)."""
-    try:
-        handler = RotatingFileHandler(
-            path, maxBytes=LOG_FILE_BYTES, backupCount=LOG_FILES_KEPT, encoding="utf-8"
-        )
-    except OSError as exc:
-        raise ConfigError(
-            f"Cannot write the log file {path}: {exc.strerror}. Check that its folder exists "
-            "and this user may write there, or leave out --log-file."
-        ) from exc
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logging.getLogger("referee").addHandler(handler)
-    return handler
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    # The live bot's log is its output: one key=value line per step of every post.
-    logging.getLogger("referee").setLevel(logging.INFO)
-    handler = _log_to_file(args.log_file) if args.log_file else None
-    try:
-        return _run(args)
-    finally:
-        if handler is not None:
-            logging.getLogger("referee").removeHandler(handler)
-            handler.close()
-
-
-def _run(args: argparse.Namespace) -> int:
-    with Campaign.open(args.campaign) as campaign:
-        config = campaign.config.reddit
-        if not config.subreddits and not config.threads:
-            raise ConfigError(
-                f"Nothing to watch: set [reddit] subreddits or threads in {campaign.config.path}."
-            )
-        forum = open_forum(config)
-        worker = Worker(Referee(campaign), forum, config)
-        if args.once:
-            report = run_once(worker)
-            print(summary(report))
-            return EXIT_OK if ok(report) else EXIT_TAG_ERRORS
-        serve(worker)
-    return EXIT_OK
-
-
-STORE_FILES = (".ledger.jsonl", ".index")  # beside store.json: the store's other files
-
-
-def cmd_status(args: argparse.Namespace) -> int:
-    config = load_config(find_config(args.campaign))
-    store_path = config.store_path
-    running = writer_running(store_path)
-    beat = read_heartbeat(heartbeat_path(store_path))
-    with _reading(args, config) as campaign:
-        failures = len(FailureLog(campaign.store))
-        rows = len(campaign.store.ledger)
-    now = time.time()
-    files = [store_path, *(store_path.with_name(store_path.stem + e) for e in STORE_FILES)]
-    size = sum(path.stat().st_size for path in files if path.exists())
-    print(
-        f"bot: {'running' if running else 'not running'}"
-        + (f" (pid {beat['pid']})" if running and beat.get("pid") else "")
-    )
-    last = beat.get("last_read_at")
-    if last:
-        print(f"last successful read: {_when(float(last))} ({now - float(last):.0f} s ago)")
-        print(f"replies waiting: {beat.get('replies_waiting', 0)}")
-        print(
-            f"budget: {float(beat.get('budget_per_minute', 0)):.0f} requests a minute; "
-            f"{beat.get('requests_sent', 0)} sent since it started; reading every "
-            f"{float(beat.get('interval', 0)):.0f} s"
-        )
-    else:
-        print("last successful read: none recorded yet")
-    print(f"failures: {failures}" + (" (`referee failures` lists them)" if failures else ""))
-    print(f"store: {size / 1e6:.1f} MB, {rows} ledger rows")
-    if not running:
-        print(
-            "referee: no bot is running on this campaign; start it with `referee run` "
-            "(or its service).",
-            file=sys.stderr,
-        )
-        return EXIT_TAG_ERRORS
-    poll = float(beat.get("poll_seconds") or config.reddit.poll_seconds)
-    if not last or stuck(last_read_at=float(last), poll_seconds=poll, now=now):
-        print(
-            "referee: the bot looks stuck: no successful read for too long. Its log says "
-            "why (event=back_off: Reddit is failing; otherwise restart it).",
-            file=sys.stderr,
-        )
-        return EXIT_TAG_ERRORS
-    return EXIT_OK
-
-
-def _when(at: float) -> str:
-    return datetime.fromtimestamp(at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def cmd_failures(args: argparse.Namespace) -> int:
@@ -548,7 +425,7 @@ def cmd_failures(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.forget:
         return _forget_failure(args)
-    with _reading(args) as campaign:
+    with reading(args) as campaign:
         failed = list(FailureLog(campaign.store))
     if not failed:
         print("No failed posts.")
@@ -657,8 +534,8 @@ COMMANDS = {
     "characters": cmd_characters,
     "systems": cmd_systems,
     "verify": cmd_verify,
-    "run": cmd_run,
-    "status": cmd_status,
+    "run": operate.run,
+    "status": operate.status,
     "approve": cmd_approve,
     "import": cmd_import,
     "failures": cmd_failures,

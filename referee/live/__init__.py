@@ -3,6 +3,10 @@
 * :mod:`~referee.live.worker`: the worker and its scheduler loop;
 * :mod:`~referee.live.schedule`: the request budget and the reading pace;
 * :mod:`~referee.live.reddit`: the PRAW adapter, the one place Reddit is called.
+* :mod:`~referee.live.digest`: the GMs' hourly digest of problems, by private message;
+* :mod:`~referee.live.status`: the heartbeat ``referee status`` reads;
+* :mod:`~referee.live.operate`: the ``run`` and ``status`` commands, and the campaign
+  as read-only commands open it beside a running bot.
 
 May import: :mod:`referee.pipeline` and everything below it.
 """

@@ -8,6 +8,7 @@ many problems come, each problem told once.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 
@@ -126,6 +127,9 @@ def test_run_with_a_log_file_writes_the_log_there(
     thread = server.submit(SUB, "alice", "Scene", "Roll.")
     post = server.comment(thread, "bob", "[[roll 1d20]]")
     log_file = tmp_path / "referee.log"
+    for name, logger in logging.root.manager.loggerDict.items():  # another tool's dictConfig
+        if name.startswith("referee") and isinstance(logger, logging.Logger):
+            monkeypatch.setattr(logger, "disabled", False)
     assert 0 == main(["--campaign", str(folder), "run", "--once", "--log-file", str(log_file)])
     assert f"event=replied post={post}" in log_file.read_text(encoding="utf-8")
 

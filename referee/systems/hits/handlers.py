@@ -45,7 +45,7 @@ from .rolls import (
     roll_pool,
     roll_quick,
 )
-from .rulings import Rulings
+from .rulings import Rulings, TraitsInRoll
 from .scene import CampaignClock, Mode
 from .sheet import DICE_TRAITS, Attribute, Character, Standing
 from .state import CampaignState, state_from_dict, state_to_dict
@@ -162,15 +162,64 @@ def sources_of(context: Context, character: Character, typed: Sequence[str]) -> 
     return tuple(sources)
 
 
-def side_of(context: Context, character: Character, pool: Pool) -> Side:
-    """The roller's pool: his named sources, and Advantage from the tag and his standing."""
+def refuse_player_advantage(context: Context, pool: Pool) -> None:
+    """Advantage is the GM's to set (RULES.md §5.1: "set Tension / Advantage /
+    Disadvantage" is a GM verb); a player may still write his own Disadvantage."""
+    if pool.advantage and not context.by_gm:
+        raise Forbidden(
+            f"Only a GM gives Advantage (adv {pool.advantage}). Roll without it, or ask the "
+            f"GM: he gives it on the roll or as a standing Advantage ([[set {pool.actor} "
+            "advantage 1]])."
+        )
+
+
+def _standard(
+    context: Context, character: Character, sources: tuple[Source, ...]
+) -> tuple[Source, ...]:
+    """A standard roll's sources: the dice of one attribute, the most relevant (the seed),
+    and the traits named as Advantage (or as dice) under ``traits_in_roll``."""
+    mode = rulings_of(context).traits_in_roll
+    if mode is TraitsInRoll.DICE:
+        return sources
+    attributes = {a.value for a in Attribute}
+    named = [s.name for s in sources if s.name in attributes]
+    counted = [s for s in sources if s.name.endswith(" dice")]  # a GM's number of dice
+    choices = ", ".join(a.value for a in Attribute)
+    if len(named) > 1:
+        raise RuleViolation(
+            f"A roll throws the dice of one attribute, the most relevant, not {len(named)} "
+            f"({', '.join(named)}): name one of {choices}, and any skills, abilities or "
+            "benefits that help (they add Advantage)."
+        )
+    if not named and not counted:
+        raise RuleViolation(
+            f"Name the attribute the roll throws ({choices}): a skill, ability or benefit "
+            f"adds Advantage to it, like [[roll {character.name} body + "
+            f"{sources[0].name if sources else 'Swordsmanship'}]]."
+        )
+    return tuple(
+        s
+        if s.name in attributes or s in counted
+        else Source(s.name, 0, s.dice if mode is TraitsInRoll.RANK else 1)
+        for s in sources
+    )
+
+
+def side_of(context: Context, character: Character, pool: Pool, standard: bool = True) -> Side:
+    """The roller's pool: his named sources, and Advantage from the tag and his standing.
+
+    ``standard``: a roll, opposed or group roll (one attribute; traits add Advantage, see
+    ``traits_in_roll``); otherwise (a duel, a quick roll) every source adds its dice.
+    """
     sources = sources_of(context, character, pool.sources)
+    if standard:
+        sources = _standard(context, character, sources)
     dice = sum(s.dice for s in sources)
     if dice > context.limits.max_dice:
         raise RuleViolation(f"A pool holds at most {context.limits.max_dice} dice, not {dice}.")
     spec = PoolSpec(
         dice,
-        pool.advantage + character.advantage,
+        pool.advantage + character.advantage + sum(s.advantage for s in sources),
         pool.disadvantage + character.disadvantage,
     )
     return Side(character.name, sources, spec, character.level)
@@ -219,7 +268,7 @@ def _remember(context: Context, side: Side, roll: PoolRoll, level: int) -> None:
             "advantage": roll.spec.advantage,
             "disadvantage": roll.spec.disadvantage,
             "level": level,
-            "sources": [[s.name, s.dice] for s in side.sources],
+            "sources": [[s.name, s.dice, s.advantage] for s in side.sources],
             "redone": roll.redo,
         },
     )
@@ -236,6 +285,7 @@ def _remember_unredoable(context: Context, names: Iterable[str], kind: str) -> N
 def resolve_roll(request: Pool, context: Context, dice: DiceSource) -> Resolution:
     """A standard roll: hits on 4+, natural 6s explode; the Level table outside combat."""
     character = roller(context, request.actor, "roll")
+    refuse_player_advantage(context, request)
     side = side_of(context, character, request)
     rulings = rulings_of(context)
     roll = roll_pool(side.spec, dice, rulings, context.limits)
@@ -276,7 +326,10 @@ def resolve_all_in(request: Named, context: Context, dice: DiceSource) -> Resolu
     assert spent.test is not None
     context.roster.update(spent.character)
     save_state(context, state, replace(state, clock=spent.clock))
-    sources = tuple(Source(str(name), int(count)) for name, count in record.get("sources", []))
+    sources = tuple(
+        Source(str(source[0]), int(source[1]), int(source[2]) if len(source) > 2 else 0)
+        for source in record.get("sources", [])
+    )
     side = Side(character.name, sources, spent.test.roll.spec, level)
     _remember(context, side, spent.test.roll, level)
     view = _pool_view(
@@ -290,7 +343,8 @@ def resolve_quick(request: Pool, context: Context, dice: DiceSource) -> Resoluti
     character = roller(context, request.actor, "roll")
     if scene_mode(load_state(context).clock) == Mode.COMBAT:
         raise RuleViolation("A quick roll is for unstructured play; this scene is combat.")
-    side = side_of(context, character, request)
+    refuse_player_advantage(context, request)
+    side = side_of(context, character, request, standard=False)
     spec = QuickSpec(
         tuple(s.dice for s in side.sources), side.spec.advantage, side.spec.disadvantage
     )
@@ -301,15 +355,25 @@ def resolve_quick(request: Pool, context: Context, dice: DiceSource) -> Resoluti
 
 
 def _sides(context: Context, pools: Sequence[Pool], doing: str) -> tuple[Side, ...]:
-    """Each roller's side; a player may roll his own characters and the GM's, no other's."""
+    """Each roller's side; a player may roll his own characters and the GM's, no other's,
+    and only a roll one of his own characters takes part in (the GM's NPCs among
+    themselves are the GM's to roll)."""
     sides = []
+    own = False
     for pool in pools:
+        refuse_player_advantage(context, pool)
         character: Character = context.roster.find(pool.actor)
         record = context.roster.record(character.name)
         if (record.get("owner") and not context.by_gm) or not record.get("approved"):
             character = require_control(context, character.name, doing)
+        own = own or bool(record.get("owner"))
         require_in_play(character)
         sides.append(side_of(context, character, pool))
+    if not context.by_gm and not own:
+        raise Forbidden(
+            f"Only a GM may {doing} between the GM's characters alone; a player's roll "
+            "names his own character among them."
+        )
     return tuple(sides)
 
 
@@ -319,7 +383,7 @@ def resolve_opposed(request: Opposed, context: Context, dice: DiceSource) -> Res
         raise Forbidden(
             "Only a GM may award a tie to all (tie=all), when the Reward is not mutually exclusive."
         )
-    sides = _sides(context, request.sides, "roll")
+    sides = _sides(context, request.sides, "make an opposed roll")
     rulings = rulings_of(context)
     roll = roll_opposed(
         [(side.name, side.spec) for side in sides], dice, rulings, award_ties_to_all=request.tie_all
@@ -338,7 +402,12 @@ def resolve_group(request: Group, context: Context, dice: DiceSource) -> Resolut
         raise RuleViolation(
             "A group roll is judged by the Level table, which is for unstructured play."
         )
-    sides = _sides(context, request.members, "roll")
+    if len(request.members) < 2:
+        raise RuleViolation(
+            "A group roll is for two or more characters doing the same thing; one character "
+            f"makes a standard roll: [[roll {request.members[0].actor} ...]]."
+        )
+    sides = _sides(context, request.members, "make a group roll")
     rulings = rulings_of(context)
     roll = roll_group([(s.name, s.spec, s.level) for s in sides], dice, rulings)
     _remember_unredoable(context, [side.name for side in sides], "group")

@@ -92,7 +92,7 @@ def resolve_duel(request: DuelDeclare | DuelStep, context: Context, dice: DiceSo
         target = require_control(context, target.name, "be challenged")
     if request.adjust and not context.by_gm:
         raise Forbidden("Only a GM adjusts an NPC's duel dice (adjust N).")
-    pool = side_of(context, initiator, Pool(initiator.name, request.sources))
+    pool = side_of(context, initiator, Pool(initiator.name, request.sources), standard=False)
     rulings = rulings_of(context)
     initiator_dice = duels.duel_pool({s.name: s.dice for s in pool.sources}, limits=context.limits)
     if target.player:
@@ -259,6 +259,12 @@ def _named_gains(
     for kind, name in gains:
         known = [n for n, _ in character.traits(kind)]
         match = next((n for n in known if n.casefold() == name.casefold()), name)
+        if kind == TraitKind.BENEFIT and match in known:
+            # The seed: "Um novo Benefício": a Level's Benefit is a new one, never a Rank more.
+            raise RuleViolation(
+                f"{character.name} already has the Benefit {match}: a Level grants a new "
+                "Benefit; name one he does not have."
+            )
         character = with_rank(character, kind, match, 1)
         counts[
             "tiers"

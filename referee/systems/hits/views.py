@@ -120,6 +120,7 @@ class Source:
 
     name: str
     dice: int
+    advantage: int = 0  # a trait in a standard roll: the Advantage it adds instead of dice
 
 
 @dataclass(frozen=True)

@@ -104,3 +104,28 @@ def test_sacrifice_without_the_master_fighting_is_a_fall(party: Party) -> None:
     after = apply(party, changes)
     assert Status.FALLEN == after.character("M").status
     assert (Tier.ADVANCED, Tier.MASTER) == (after.character("P").tier, after.character("Z").tier)
+
+
+def test_with_two_masters_one_dies_and_each_lower_tier_advances_once(
+    party: Party, character
+) -> None:
+    """The seed: the Master "oddaje życie": one life (the Master who fought), one tier each."""
+    party = Party((*party.characters, character("N", "master")))
+    after = apply(party, resources.apply_sacrifice(party, ("P", "N")))
+    assert (Status.DEAD, Status.ACTIVE, Tier.ADVANCED, Tier.MASTER) == (
+        after.character("N").status,
+        after.character("M").status,
+        after.character("P").tier,
+        after.character("Z").tier,
+    )
+
+
+def test_with_two_masters_neither_fighting_one_falls(party: Party, character) -> None:
+    """Neither Master fought: the first falls, the other stays; the Beginner advances once."""
+    party = Party((*party.characters, character("N", "master")))
+    after = apply(party, resources.apply_sacrifice(party, ("P",)))
+    assert (Status.FALLEN, Status.ACTIVE, Tier.ADVANCED) == (
+        after.character("M").status,
+        after.character("N").status,
+        after.character("P").tier,
+    )

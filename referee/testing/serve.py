@@ -35,10 +35,10 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..batch import load_thread
-from . import fake_client
-from .fake_client import LocalReddit
-from .reddit_server import FakeReddit
+from referee.pipeline.batch import load_thread
+from referee.testing import fake_client
+from referee.testing.fake_client import LocalReddit
+from referee.testing.reddit_server import FakeReddit
 
 if sys.version_info >= (3, 11):
     import tomllib

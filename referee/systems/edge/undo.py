@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.records import Undone
+from referee.store.records import Undone
 
 from .handlers import ENCOUNTERS
 from .sheet import ADVANTAGE_MAX, ADVANTAGE_MIN

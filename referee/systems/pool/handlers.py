@@ -20,12 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from referee.dice import DiceSource
-from referee.errors import Forbidden, RuleViolation, UnknownName
-from referee.resolve import Context, require_control, require_gm
-from referee.system import Resolution
+from referee.base.dice import DiceSource
+from referee.base.errors import Forbidden, RuleViolation, UnknownName
+from referee.resolve.tracker_verbs import TABLE as INITIATIVE
+from referee.system import Context, Resolution, require_control, require_gm
 from referee.systems.changes import Change, find_name
-from referee.tracker_verbs import TABLE as INITIATIVE
 
 from .character import PoolCharacter
 from .contests import (

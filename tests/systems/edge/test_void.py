@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from referee.forum import Post
-from referee.pipeline import Referee
+from referee.base.posts import Post
+from referee.pipeline.flow import Referee
 from referee.testing.campaign import make_campaign
 
 KARA, DAX = "kara_plays", "dax_plays"

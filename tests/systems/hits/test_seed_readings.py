@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from referee.campaign import Campaign
-from referee.errors import Forbidden, RuleViolation, UserError
+from referee.base.errors import Forbidden, RuleViolation, UserError
+from referee.pipeline.campaign import Campaign
 from referee.testing.campaign import make_campaign
 from referee.testing.resolving import resolve_tag, tag_context
 

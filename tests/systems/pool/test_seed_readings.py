@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.campaign import Campaign
+from referee.base.errors import Forbidden, RuleViolation, TagError
 from referee.cli import main
-from referee.errors import Forbidden, RuleViolation, TagError
+from referee.pipeline.campaign import Campaign
 from referee.testing.campaign import make_campaign
 from referee.testing.resolving import resolve_tag, tag_context
 

@@ -390,9 +390,12 @@ def resolve_opposed(request: Opposed, context: Context, dice: DiceSource) -> Res
     _remember_unredoable(context, [side.name for side in sides], "opposed")
     odds = cached_opposed_odds(tuple(side.spec for side in sides), rulings)
     chance = None
-    if odds is not None and len(roll.winners) == 1:
-        chance = odds.wins[roll.names.index(roll.winners[0])]
-    return Resolution("opposed", OpposedView(sides, roll, odds), chance)
+    if odds is not None and roll.awarded_to_all:
+        chance = odds.first_round_tie
+    elif odds is not None and len(roll.winners) == 1:
+        index = roll.names.index(roll.winners[0])
+        chance = odds.first_round[index] if request.tie_all else odds.wins[index]
+    return Resolution("opposed", OpposedView(sides, roll, odds, request.tie_all), chance)
 
 
 def resolve_group(request: Group, context: Context, dice: DiceSource) -> Resolution:

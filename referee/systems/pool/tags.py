@@ -175,9 +175,10 @@ class SetCounter:
 
 
 def _int(text: str, usage: str, low: int, high: int, what: str) -> int:
-    if not _NUMBER.fullmatch(text.lstrip("+-")):
+    body = text.lstrip("+-")
+    if not _NUMBER.fullmatch(body.lstrip("0") or "0") or not body.isascii() or not body.isdigit():
         raise TagError(f"'{shorten(text)}' is not a number; {what} is {low} to {high}.", usage)
-    value = int(text)
+    value = int(text[: len(text) - len(body)] + (body.lstrip("0") or "0"))  # 007 is 7
     if not low <= value <= high:
         raise TagError(f"{what.capitalize()} is {low} to {high}, not {value}.", usage)
     return value

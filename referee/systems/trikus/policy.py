@@ -70,6 +70,7 @@ def parse_policy(text: str, limits: Limits = DEFAULT_LIMITS) -> Policy:
     # An item whose name has spaces is quoted: use="Lucky charm" (one word from here on).
     text = _QUOTED_USE.sub(lambda m: "use=" + m.group(1).strip().replace(" ", _SPACE), text)
     after_use = False
+    seen: set[str] = set()
     for word in text.split():
         match = _WORD.match(word.lower())
         hint = ' (an item with spaces in its name is quoted: use="Lucky charm")'
@@ -78,6 +79,10 @@ def parse_policy(text: str, limits: Limits = DEFAULT_LIMITS) -> Policy:
             raise TagError(not_a_word, USAGE)
         key, value = match.group(1), match.group(2)
         after_use = key == "use"
+        option = "attack or defend" if key in ("attack", "defend") else key
+        if key != "use" and option in seen:  # never the last one silently winning
+            raise TagError(f"Give {option} once.", USAGE)
+        seen.add(option)
         raw = word[len(key) + 1 :]  # the value as typed (names keep their case)
         if key in _FLAGS and value is None:
             fields[_FLAGS[key]] = True
@@ -113,7 +118,8 @@ def parse_policy(text: str, limits: Limits = DEFAULT_LIMITS) -> Policy:
 def _whole(key: str, value: str | None, limits: Limits) -> int:
     if value is None or not (value.isascii() and value.isdigit()):
         raise TagError(f"{key} needs a whole number, not {value!r}.", USAGE)
-    number = int(value) if len(value) <= 4 else limits.max_dice + 1
+    digits = value.lstrip("0") or "0"  # leading zeros are read: 002 is 2
+    number = int(digits) if len(digits) <= 4 else limits.max_dice + 1
     if number > limits.max_dice:
         raise TagError(f"{key} is at most {limits.max_dice}.", USAGE)
     return number

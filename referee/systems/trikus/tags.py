@@ -149,10 +149,12 @@ class Renew:
 
 
 def _small(text: str, what: str, usage: str, high: int = 99) -> int:
-    # ASCII digits only: str.isdigit() also takes "³" and "①", which int() refuses.
-    if not (text.isascii() and text.isdigit()) or len(text) > 3 or not 0 <= int(text) <= high:
+    # ASCII digits only: str.isdigit() also takes "³" and "①", which int() refuses. Leading
+    # zeros are read (002 is 2); the length is checked on what is left of a long number.
+    digits = text.lstrip("0") or "0"
+    if not (text.isascii() and text.isdigit()) or len(digits) > 3 or not 0 <= int(digits) <= high:
         raise TagError(f"{what} is a whole number up to {high}, not '{shorten(text)}'.", usage)
-    return int(text)
+    return int(digits)
 
 
 def _names(text: str, context: ParseContext, usage: str) -> tuple[str, ...]:

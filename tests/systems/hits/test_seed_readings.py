@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from referee.base.errors import Forbidden, RuleViolation, UserError
+from referee.cli import main
 from referee.pipeline.campaign import Campaign
 from referee.testing.campaign import make_campaign
 from referee.testing.resolving import resolve_tag, tag_context
@@ -159,4 +160,22 @@ def test_the_owner_opposes_his_character_to_an_npc(campaign: Campaign) -> None:
     """Kara's player rolls Kara against the Ogre: his own character takes part."""
     assert (
         "opposed" == _tag(campaign, "opposed Kara body vs Ogre body", [4, 4, 4, 4, 1, 1, 1, 1]).kind
+    )
+
+
+def test_tie_all_odds_are_the_first_rounds(tmp_path: Path, campaign: Campaign, capsys) -> None:
+    """With tie=all nothing is rerolled: the verdict gives outright wins and the tie, not
+    the rerolled chances."""
+    resolution = _tag(
+        campaign, "opposed Kara body vs Ogre body tie=all", [4, 4, 1, 1, 4, 1, 1, 1], author=GM
+    )
+    odds = resolution.result.odds
+    campaign.close()
+    tag = "opposed Kara body vs Ogre body tie=all"
+    main(["--campaign", str(tmp_path), "roll", tag, "--dice", "4,4,1,1,4,1,1,1"])
+    out = capsys.readouterr().out
+    assert (odds.first_round[0], True, False) == (
+        resolution.chance,
+        "a tie for most, awarded to all tied" in out,
+        "ties rerolled" in out,
     )

@@ -150,3 +150,10 @@ def test_without_a_standing_difficulty_a_player_writes_the_one_called_for(
 ) -> None:
     """No standing difficulty: the player's diff 7 (the GM's call, in prose) is read."""
     assert 7 == _tag(campaign, "roll Marcelo wits diff 7", [6, 6]).result.roll.plan.difficulty
+
+
+def test_a_difficulty_with_leading_zeros_is_read(campaign: Campaign) -> None:
+    """diff 00000007 is difficulty 7."""
+    assert (
+        7 == _tag(campaign, "roll Marcelo wits diff 00000007", [6, 6]).result.roll.plan.difficulty
+    )

@@ -537,3 +537,8 @@ def test_a_sheet_shows_only_the_item_traits_its_owner_has_found(campaign: Campai
     shown = tag(campaign, "sheet Olek", author="olek").result
     words = " ".join(f"{label} {value}" for label, value in (*shown.summary, *shown.details))
     assert (True, False) == ("Lucky charm (helpful)" in words, "unreliable" in words)
+
+
+def test_numbers_with_leading_zeros_are_read(campaign: Campaign) -> None:
+    """[[difficulty 0002]] sets 2, as [[difficulty 2]] does."""
+    assert 2 == tag(campaign, "difficulty 0002").result.gm_dice

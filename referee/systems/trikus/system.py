@@ -328,9 +328,9 @@ class Trikus(SeedsCharacters):
         """The rulings are the whole rules value: trikus reads no tables."""
         return rulings
 
-    def end_encounter(self, context: Context) -> bool:
-        """Trikus keeps no encounter state besides tests and fights, which end by their dice."""
-        return False
+    def end_encounter(self, context: Context) -> handlers.EncounterEnd:
+        """The thread's open test or fight closes, with no result (RULES.md §3.7)."""
+        return handlers.end_encounter(context)
 
     def roster_view(
         self, campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]

@@ -542,3 +542,22 @@ def test_a_sheet_shows_only_the_item_traits_its_owner_has_found(campaign: Campai
 def test_numbers_with_leading_zeros_are_read(campaign: Campaign) -> None:
     """[[difficulty 0002]] sets 2, as [[difficulty 2]] does."""
     assert 2 == tag(campaign, "difficulty 0002").result.gm_dice
+
+
+def test_end_encounter_closes_the_threads_open_fight(campaign: Campaign) -> None:
+    """[[end encounter]] closes an open fight with no result; a new fight may then open."""
+    tag(campaign, "open fight 2 Pawel, Zuzia")
+    ended = tag(campaign, "end encounter").result
+    reopened = tag(campaign, "open fight 2 Zuzia").result
+    assert (True, "fight", ("Pawel", "Zuzia"), "fight") == (
+        ended.had_order,
+        ended.detail.kind,
+        ended.detail.participants,
+        reopened.kind,
+    )
+
+
+def test_end_encounter_with_nothing_open_says_so(campaign: Campaign) -> None:
+    """Nothing open in the thread: the encounter ends with nothing to close."""
+    ended = tag(campaign, "end encounter").result
+    assert (False, "") == (ended.had_order, ended.detail.kind)

@@ -238,9 +238,11 @@ def _pool_view(
     clock: CampaignClock,
     redo_of: str = "",
     changes: tuple[Change, ...] = (),
+    mode: Mode | None = None,
 ) -> PoolView:
+    """The roll as the verdict shows it, judged in ``mode`` (default: the scene's now)."""
     rulings = rulings_of(context)
-    combat = scene_mode(clock) == Mode.COMBAT
+    combat = (mode or scene_mode(clock)) == Mode.COMBAT
     if combat:
         return PoolView(
             side,
@@ -256,7 +258,9 @@ def _pool_view(
     return PoolView(side, test.roll, False, test.outcome, odds, None, redo_of, shown(changes))
 
 
-def _remember(context: Context, side: Side, roll: PoolRoll, level: int) -> None:
+def _remember(
+    context: Context, side: Side, roll: PoolRoll, level: int, clock: CampaignClock
+) -> None:
     """Keep the character's last roll for All in."""
     context.table(ROLLS_TABLE).put(
         character_key(side.name),
@@ -269,6 +273,9 @@ def _remember(context: Context, side: Side, roll: PoolRoll, level: int) -> None:
             "level": level,
             "sources": [[s.name, s.dice, s.advantage] for s in side.sources],
             "redone": roll.redo,
+            # All in redoes a roll of the scene it was made in, judged as it was then.
+            "scene": clock.scene.number,
+            "mode": scene_mode(clock).value,
         },
     )
 
@@ -289,8 +296,9 @@ def resolve_roll(request: Pool, context: Context, dice: DiceSource) -> Resolutio
     rulings = rulings_of(context)
     roll = roll_pool(side.spec, dice, rulings, context.limits)
     test = LevelRoll(roll, character.level, level_outcome(roll.hits, character.level))
-    _remember(context, side, roll, character.level)
-    view = _pool_view(context, side, test, load_state(context).clock)
+    clock = load_state(context).clock
+    _remember(context, side, roll, character.level, clock)
+    view = _pool_view(context, side, test, clock)
     return Resolution("pool", view, _headline(view))
 
 
@@ -316,10 +324,16 @@ def resolve_all_in(request: Named, context: Context, dice: DiceSource) -> Resolu
             f"{character.name}'s last roll ({record.get('roll_id') or 'earlier'}) was already "
             "redone with All in; a roll is redone once."
         )
+    state = load_state(context)
+    scene = record.get("scene")
+    if scene is not None and scene != state.clock.scene.number:
+        raise RuleViolation(
+            f"{character.name}'s last roll ({record.get('roll_id') or 'earlier'}) was made "
+            "in an earlier scene; All in redoes a roll of the scene at hand."
+        )
     spec = PoolSpec(record["dice"], record["advantage"], record["disadvantage"])
     level = int(record["level"])
     previous = LevelRoll(PoolRoll(spec, ()), level, Outcome.FAIL)
-    state = load_state(context)
     rulings = rulings_of(context)
     spent = influence.all_in(state.clock, character, previous, dice, rulings)
     assert spent.test is not None
@@ -330,9 +344,16 @@ def resolve_all_in(request: Named, context: Context, dice: DiceSource) -> Resolu
         for source in record.get("sources", [])
     )
     side = Side(character.name, sources, spent.test.roll.spec, level)
-    _remember(context, side, spent.test.roll, level)
+    _remember(context, side, spent.test.roll, level, state.clock)
+    mode = Mode(record["mode"]) if record.get("mode") else None
     view = _pool_view(
-        context, side, spent.test, state.clock, str(record.get("roll_id", "")), spent.changes
+        context,
+        side,
+        spent.test,
+        state.clock,
+        str(record.get("roll_id", "")),
+        spent.changes,
+        mode,
     )
     return Resolution("pool", view, _headline(view), view.changes)
 

@@ -179,3 +179,14 @@ def test_tie_all_odds_are_the_first_rounds(tmp_path: Path, campaign: Campaign, c
         "a tie for most, awarded to all tied" in out,
         "ties rerolled" in out,
     )
+
+
+def test_all_in_redoes_a_roll_of_the_scene_at_hand(tmp_path: Path) -> None:
+    """A roll, then a new scene: All in on it is refused and spends no Influence."""
+    campaign = make_campaign(tmp_path, _sheets(influence=2), system="hits")
+    _tag(campaign, "scene unstructured", author=GM)
+    _tag(campaign, "roll Kara body", [1, 1, 1, 1])
+    _tag(campaign, "scene combat", author=GM)
+    with pytest.raises(RuleViolation, match="in an earlier scene"):
+        _tag(campaign, "all in Kara", [6, 6, 6, 6])
+    assert 2 == campaign.store.table("characters").get("kara venn")["sheet"]["influence"]

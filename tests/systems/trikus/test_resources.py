@@ -129,3 +129,17 @@ def test_with_two_masters_neither_fighting_one_falls(party: Party, character) ->
         after.character("N").status,
         after.character("P").tier,
     )
+
+
+def test_an_advancement_keeps_a_line_lost_to_a_catastrophe_lost(party: Party) -> None:
+    """Pawel loses a line (2 refreshes), then advances as Zuzia falls: a line of his new
+    tier stays lost ("Musi odczekać do kolejnego Wyczerpania")."""
+    after = apply(
+        party,
+        [
+            Change(ChangeKind.LOSE_LINE, "P", 0, "2"),
+            Change(ChangeKind.ADVANCE, "P", 0, Tier.ADVANCED.value),
+        ],
+    )
+    lines = [(line.dice, line.status, line.refreshes_left) for line in after.character("P").lines]
+    assert [(2, LineStatus.FREE, 0), (1, LineStatus.LOST, 2)] == lines

@@ -11,7 +11,7 @@ Undone by difference, a spend of 4 after which the GM set 6 would leave 9. So:
 * an encounter's record is never deleted by voiding the tag that opened it while the
   encounter holds more (later participants still go back to 1 at its end).
 
->>> from referee.records import Undone
+>>> from referee.store.records import Undone
 >>> before = {"sheet": {"advantage": 6, "resets": 2}}
 >>> spent = [[["sheet", "advantage"], 4, 1], [["sheet", "resets"], 0, 1]]
 >>> undone = Undone({"sheet": {"advantage": 9, "resets": 1}}, ())

@@ -29,6 +29,7 @@ from referee.base.errors import Forbidden, RuleViolation
 from referee.store.entries import character_key
 from referee.system import Context, Resolution, require_control
 from referee.systems.changes import Change, find_name
+from referee.systems.roster import find_character
 
 from . import influence
 from .odds import OpposedOdds, at_least, group_odds, level_odds, opposed_odds, quick_odds
@@ -382,7 +383,7 @@ def _sides(context: Context, pools: Sequence[Pool], doing: str) -> tuple[Side, .
     own = False
     for pool in pools:
         refuse_player_advantage(context, pool)
-        character: Character = context.roster.find(pool.actor)
+        character: Character = find_character(context, pool.actor, doing)
         record = context.roster.record(character.name)
         if (record.get("owner") and not context.by_gm) or not record.get("approved"):
             character = require_control(context, character.name, doing)

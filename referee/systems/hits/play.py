@@ -22,6 +22,7 @@ from referee.base.dice import DiceSource
 from referee.base.errors import Forbidden, RuleViolation
 from referee.system import Context, Resolution, require_control
 from referee.systems.changes import Change, changes_between, find_name
+from referee.systems.roster import find_character
 
 from . import duels, influence, stress, xp
 from .handlers import (
@@ -86,7 +87,7 @@ def resolve_duel(request: DuelDeclare | DuelStep, context: Context, dice: DiceSo
     initiator = roller(context, request.actor, "start a duel")
     if not initiator.player:
         raise RuleViolation(f"{initiator.name} is not a player character; a duel costs Influence.")
-    target: Character = context.roster.find(request.target)
+    target: Character = find_character(context, request.target, "be challenged")
     if not context.roster.record(target.name).get("approved"):
         target = require_control(context, target.name, "be challenged")
     if request.adjust and not context.by_gm:

@@ -25,6 +25,7 @@ from referee.base.errors import Forbidden, RuleViolation, UnknownName
 from referee.resolve.tracker_verbs import TABLE as INITIATIVE
 from referee.system import Context, Resolution, require_control, require_gm
 from referee.systems.changes import Change, find_name
+from referee.systems.roster import find_character
 
 from .character import PoolCharacter
 from .contests import (
@@ -309,7 +310,7 @@ def resolve_resist(request: Resist, context: Context, dice: DiceSource) -> Resol
     refuse_gm_options(context, first_request, state)
     table = engine_table(context, state)
     if request.second is None:
-        opponent = context.roster.find(request.opponent)
+        opponent = find_character(context, request.opponent, "be resisted")
         waiting = next(
             (
                 p

@@ -25,6 +25,7 @@ from referee.base.dice import DiceSource, RecordingDice
 from referee.base.errors import Forbidden, RuleViolation
 from referee.system import Change as VerdictChange
 from referee.system import Context, Resolution, require_control, require_gm
+from referee.systems.roster import find_character
 
 from .changes import Change, apply
 from .combat import Blow, RoundResult, resolve_round, start_fight
@@ -183,7 +184,7 @@ def resolve_open(request: Open, context: Context, dice: DiceSource) -> Resolutio
     party = load_party(context)
     names: list[str] = []
     for typed in request.names:
-        name = context.roster.find(typed).name
+        name = find_character(context, typed).name
         character = party.character(name)
         if character.status.value != "active":
             raise RuleViolation(f"{name} is {character.status.value} and cannot take part.")

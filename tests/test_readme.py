@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
-from pathlib import Path
 
 import pytest
 
 from referee.cli import main
+from referee.testing.shipped import REPO, copy_repository_campaign
 
-REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
 _SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
 _REFEREE = ".venv/bin/referee "
@@ -48,11 +46,7 @@ def test_the_readme_commands_run_in_order_on_a_fresh_copy(
     secret, tmp_path, monkeypatch, capsys
 ) -> None:
     """Each README command gives the exit code the README promises, one after the other."""
-    shutil.copy(REPO / "config.toml", tmp_path / "config.toml")
-    ignored = shutil.ignore_patterns("store.*", "secret.txt", "*.jsonl*")
-    shutil.copytree(REPO / "data", tmp_path / "data", ignore=ignored)
-    if (REPO / "templates").is_dir():
-        shutil.copytree(REPO / "templates", tmp_path / "templates")
+    copy_repository_campaign(tmp_path)
     monkeypatch.setenv("REFEREE_SECRET", secret)
     monkeypatch.chdir(tmp_path)
     results = []

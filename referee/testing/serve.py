@@ -61,6 +61,7 @@ username={bot}
 password=bot-password
 """
 
+
 def seed(server: FakeReddit, thread_path: Path) -> tuple[str, int]:
     """Post a saved thread into the server, its submission's author as moderator.
 
@@ -259,7 +260,7 @@ def _accounts(local: LocalReddit, args: argparse.Namespace) -> int:
 
 def _post(local: LocalReddit, args: argparse.Namespace) -> int:
     fullname = fake_client.post(local, args.author, args.text, args.to)
-    print(f"{fullname}: posted by u/{args.author}; `referee run --once` answers it.")
+    print(f"{fullname}: posted by u/{args.author}; `{_me()} run --once` answers it.")
     return 0
 
 

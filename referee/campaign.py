@@ -94,7 +94,8 @@ def find_config(campaign_dir: Path | None = None) -> Path:
         if not path.is_file():
             raise ConfigError(
                 f"No {CONFIG_NAME} in {campaign_dir}. Point --campaign at the folder that "
-                f"holds your campaign's {CONFIG_NAME}."
+                f"holds your campaign's {CONFIG_NAME}, or make a campaign there with "
+                f"`referee new {campaign_dir} --system NAME` (`referee systems` lists them)."
             )
         return path.resolve()
     here = Path.cwd().resolve()
@@ -103,7 +104,8 @@ def find_config(campaign_dir: Path | None = None) -> Path:
             return folder / CONFIG_NAME
     raise ConfigError(
         f"No {CONFIG_NAME} here or in any parent folder. Run referee from your campaign's "
-        f"folder, or give --campaign DIR."
+        f"folder, or give --campaign DIR; to start a campaign, `referee new DIR --system "
+        f"NAME` makes one (`referee systems` lists the systems)."
     )
 
 

@@ -9,12 +9,14 @@ import pytest
 
 from referee.campaign import _SECTIONS, load_config
 from referee.cli import main
+from referee.new import starter_tables
 from referee.system import rulings_defaults
 from referee.systems import installed_systems, load_system
 from referee.testing import fake_client
 from referee.testing.fake_client import LocalReddit
 from referee.testing.reddit_server import FakeReddit
 from referee.testing.serve import describe, seed_source, write_campaign
+from referee.testing.shipped import DATA
 from referee.testing.trial import Source, make_folder
 
 if sys.version_info >= (3, 11):
@@ -161,3 +163,9 @@ def test_from_referee_new_to_a_first_live_verdict(system, tmp_path, monkeypatch,
     config = tomllib.loads((trial / "config.toml").read_text(encoding="utf-8"))
     assert (system, 1, 1) == (config["campaign"]["system"], len(approval), len(verdict))
     assert "2d6" in verdict[0]
+
+
+def test_the_tables_a_system_ships_for_new_campaigns_are_the_repositorys():
+    """stepped's campaign/ tables are byte for byte the repository's data/ tables."""
+    tables = starter_tables(load_system("stepped"))
+    assert [(DATA / t.name).read_bytes() for t in tables] == [t.read_bytes() for t in tables]

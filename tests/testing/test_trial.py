@@ -2,9 +2,12 @@
 
 import hashlib
 import sys
+import time
 from pathlib import Path
 
 import pytest
+import requests
+from prawcore.rate_limit import RateLimiter
 
 from referee.cli import main
 from referee.testing import fake_client
@@ -136,3 +139,53 @@ def test_the_trials_rate_limit_window_resets_with_real_time():
         seconds[0] += 600
         after, _ = server.rate_limit()
     assert (400, 0) == (spent, after)
+
+
+def _praw_delays(server: FakeReddit, seconds: list[float], minutes: int) -> list[float]:
+    """PRAW's pause before each request, the bot making 60 a minute for ``minutes`` minutes.
+
+    Each simulated second one request: 59 a minute are only counted by the server, the
+    60th is a real GET whose x-ratelimit headers go through prawcore's own RateLimiter,
+    as in the bot.
+    """
+    session = requests.Session()
+    token = session.post(
+        f"{server.url}/api/v1/access_token",
+        auth=(server.client_id, server.client_secret),
+        data={"grant_type": "password", "username": server.bot, "password": "bot-password"},
+    ).json()["access_token"]
+    limiter = RateLimiter(window_size=600)
+    delays = []
+    for _ in range(minutes):
+        for _ in range(59):  # one request a second, as the bot's budget spreads them
+            seconds[0] += 1
+            server.use_quota(1)
+        seconds[0] += 1
+        response = session.get(
+            f"{server.url}/api/v1/me", headers={"Authorization": f"bearer {token}"}
+        )
+        limiter.update(response_headers=response.headers)
+        assert limiter.next_request_timestamp_ns is not None
+        delays.append((limiter.next_request_timestamp_ns - time.monotonic_ns()) / 1e9)
+    session.close()
+    return delays
+
+
+def test_after_an_hour_the_trial_paces_the_bot_as_in_its_first_minutes():
+    """At the bot's 60 requests a minute, PRAW waits as little in the hour's last 10 minutes
+    as in its first 10 (<= 5 s at p95) on the trial's clock; on a clock that stands still
+    the window never resets and PRAW waits its full 10 s."""
+    seconds = [1_800_000_000.0]
+    with FakeReddit(clock=WallClock(source=lambda: seconds[0])) as server:
+        moving = _praw_delays(server, seconds, 70)
+    with FakeReddit() as server:  # a FakeClock: it moves only when told to, and nobody does
+        still = _praw_delays(server, [0.0], 70)
+
+    def p95(values: list[float]) -> float:
+        return sorted(values)[int(0.95 * (len(values) - 1))]
+
+    assert (True, True, True) == (
+        p95(moving[-10:]) <= 5,
+        p95(moving[-10:]) <= p95(moving[:10]) + 1,
+        p95(still[-10:]) > 5,
+    )

@@ -131,11 +131,14 @@ def keeps_npcs(system: System) -> bool:
     Its sample sheet, legal for a player, is read as an NPC's: refused, the system keeps
     no NPCs. A system without a sample is taken to keep them.
     """
-    sample = str(getattr(system.sheet, "sample", "")).strip()
+    sheet = getattr(system, "sheet", None)
+    if sheet is None:  # a system without sheets keeps no characters at all
+        return False
+    sample = str(getattr(sheet, "sample", "")).strip()
     if not sample:
         return True
     try:
-        system.sheet.parse(sample, DEFAULT_LIMITS, kind="npc")
+        sheet.parse(sample, DEFAULT_LIMITS, kind="npc")
     except UserError:
         return False
     return True

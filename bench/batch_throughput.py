@@ -25,14 +25,16 @@ import timeit
 from pathlib import Path
 
 from referee import notation
-from referee.batch import run_batch
-from referee.campaign import Campaign, Secret, load_config
-from referee.dice import Draw, HmacDice, SeededDice
-from referee.forum import Post, posts_from_thread
-from referee.ledger import make_row
-from referee.pipeline import Referee, Session
-from referee.resolve import resolve_dice, verbs_for
-from referee.tags import ParseContext, parse_tag
+from referee.base.dice import Draw, HmacDice, SeededDice
+from referee.base.posts import Post, posts_from_thread
+from referee.pipeline.batch import run_batch
+from referee.pipeline.campaign import Campaign, Secret, load_config
+from referee.pipeline.flow import Referee
+from referee.pipeline.session import Session
+from referee.read.tags import parse_tag
+from referee.resolve.dispatch import resolve_dice, verbs_for
+from referee.store.ledger import make_row
+from referee.system import ParseContext
 from referee.testing import make_campaign, sheet
 
 SECRET = b"bench-secret"

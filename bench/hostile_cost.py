@@ -40,12 +40,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from referee.campaign import Campaign  # noqa: E402
-from referee.forum import Post, posts_from_thread  # noqa: E402
-from referee.limits import DEFAULT_LIMITS  # noqa: E402
-from referee.pipeline import Referee  # noqa: E402
-from referee.resolve import verbs_for  # noqa: E402
-from referee.tags import find_tags  # noqa: E402
+from referee.base.limits import DEFAULT_LIMITS  # noqa: E402
+from referee.base.posts import Post, posts_from_thread  # noqa: E402
+from referee.pipeline.campaign import Campaign  # noqa: E402
+from referee.pipeline.flow import Referee  # noqa: E402
+from referee.read.tags import find_tags  # noqa: E402
+from referee.resolve.dispatch import verbs_for  # noqa: E402
 
 SYSTEMS = ("stepped", "pool", "trikus", "edge", "hits")
 NOTATION = "0123456789dDkKhHlLxX+-−*/%(),. "

@@ -7,7 +7,7 @@ before each, CPU time of this process), how many totals the distribution holds, 
 stated precision (what explosions cut off) and the budget steps spent, or that the
 odds are not computed. The forms are the hard ones of issue 20 (keeps of many dice,
 explosions under keeps, explosions with ``ra``) and the refusals past the budget of
-:class:`~referee.limits.Limits` (``max_odds_outcomes``, ``max_odds_steps``), which
+:class:`~referee.base.limits.Limits` (``max_odds_outcomes``, ``max_odds_steps``), which
 must come back as quickly.
 """
 
@@ -16,9 +16,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from referee import notation_distributions, notation_odds
+from referee.notation import distributions as notation_distributions
+from referee.notation import odds as notation_odds
 from referee.notation import parse_expression
-from referee.notation_odds import distribution, odds
+from referee.notation.odds import distribution, odds
 
 FORMS = (
     "4d6kh3",

@@ -28,12 +28,14 @@ from pathlib import Path
 
 import d20  # the baseline; a bench (and test) dependency
 
-from referee.dice import HmacDice, SeededDice
-from referee.forum import Post
+from referee.base.dice import HmacDice, SeededDice
+from referee.base.posts import Post
 from referee.notation import parse_expression, roll_expression
-from referee.pipeline import Session, verdict_for
-from referee.render import Renderer
-from referee.tags import ParseContext, Tag
+from referee.pipeline.session import Session
+from referee.pipeline.tag import verdict_for
+from referee.read.tags import Tag
+from referee.render.renderer import Renderer
+from referee.system import ParseContext
 from referee.testing import make_campaign
 
 EXPRESSIONS = ("2d6+3", "4d6kh3", "(1d20+5)*2", "8d6ro<3", "(1d6, 1d8, 1d10)kh2", "10d10")

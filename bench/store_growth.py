@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.ledger import make_row
+from referee.store.ledger import make_row
 from referee.testing import make_campaign
 from referee.testing.worker import POLL, Live, fake_reddit
 

@@ -106,7 +106,7 @@ def check(duels: int) -> None:
     """Seeded duels of two four-player tests against their exact ends (chi-square)."""
     from collections import Counter
 
-    from referee.dice import SeededDice
+    from referee.base.dice import SeededDice
     from referee.systems.trikus.duel import play
     from referee.testing.odds import chi_square_p
 

@@ -16,23 +16,30 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
-from .batch import batch_markdown, load_thread, run_batch
-from .campaign import Campaign, find_config, load_config, load_secret
-from .dice import DiceSource, GivenDice, SeededDice, SystemDice, commitment
-from .errors import ConfigError, OperatorError, StoreError, UserError
-from .failures import FailureLog, tag_failure_key
-from .forum import Post, post_link, safe_text
-from .ledger import verify
-from .limits import DEFAULT_LIMITS
-from .new import commitment_mismatch, new_campaign, new_campaign_report
-from .pipeline import Outcome, Referee, Session, verdict_for
-from .render import Renderer
-from .resolve import verbs_for
-from .sheets import sheet_block
-from .systems import installed_systems, load_system
-from .tags import ParseContext, Tag, find_tags, near_miss_problems, shorten
-from .terminal import FORMATS, plain_text
-from .verdicts import Reply
+from referee.base.dice import DiceSource, GivenDice, SeededDice, SystemDice, commitment
+from referee.base.errors import ConfigError, OperatorError, StoreError, UserError
+from referee.base.limits import DEFAULT_LIMITS
+from referee.base.posts import Post, post_link, safe_text
+from referee.live.reddit import open_forum
+from referee.live.service import retry_failure, run_once, serve, summary
+from referee.live.worker import Worker, stored_moderators
+from referee.pipeline.batch import batch_markdown, load_thread, run_batch
+from referee.pipeline.campaign import Campaign, find_config, load_config, load_secret
+from referee.pipeline.failures import FailureLog, tag_failure_key
+from referee.pipeline.flow import Outcome, Referee
+from referee.pipeline.new import commitment_mismatch, new_campaign, new_campaign_report
+from referee.pipeline.session import Session
+from referee.pipeline.tag import verdict_for
+from referee.read.sheets import sheet_block
+from referee.read.tags import Tag, find_tags, near_miss_problems, shorten
+from referee.render.renderer import Renderer
+from referee.render.terminal import FORMATS, plain_text
+from referee.resolve.dispatch import verbs_for
+from referee.resolve.lookup import pending_applications
+from referee.resolve.verdicts import Reply
+from referee.store.ledger import verify
+from referee.store.records import GONE_KINDS, ledger_history, result_words
+from referee.system import ParseContext, installed_systems, load_system
 
 EXIT_OK, EXIT_TAG_ERRORS, EXIT_USAGE = 0, 1, 2
 SHELL_GM = "gm (shell)"  # the author of tags tried from the shell
@@ -341,8 +348,6 @@ def _mismatches(report: Any) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    from .records import GONE_KINDS, ledger_history, result_words
-
     with Campaign.open(args.campaign, need_secret=False) as campaign:
         ledger = campaign.store.ledger
         voids = {str(key): value for key, value in campaign.store.table("voids").items()}
@@ -380,8 +385,6 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_applications(args: argparse.Namespace) -> int:
-    from .lookup import pending_applications
-
     with Campaign.open(args.campaign, need_secret=False) as campaign:
         found = pending_applications(
             campaign.store.table("applications"), campaign.store.table("posts")
@@ -404,9 +407,6 @@ def cmd_applications(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     # The live bot's log is its output: one key=value line per step of every post.
     logging.getLogger("referee").setLevel(logging.INFO)
-    from .reddit import open_forum
-    from .worker import Worker, run_once, serve, summary
-
     with Campaign.open(args.campaign) as campaign:
         config = campaign.config.reddit
         if not config.subreddits and not config.threads:
@@ -424,8 +424,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_failures(args: argparse.Namespace) -> int:
-    from .worker import retry_failure, stored_moderators
-
     if args.retry:
         with Campaign.open(args.campaign) as campaign:
             gms = [SHELL_GM, *stored_moderators(campaign.store)]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from referee.campaign import Campaign
+from referee.pipeline.campaign import Campaign
 from referee.testing import make_campaign
 from referee.testing.worker import Live
 

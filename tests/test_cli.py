@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from referee.cli import main
-from referee.store import Store
+from referee.store.store import Store
 from referee.testing.shipped import DATA, REPO, copy_shipped
 
 
@@ -227,9 +227,9 @@ def test_import_refuses_a_sheet_that_breaks_the_rules_without_force(demo, capsys
 
 def test_approve_from_the_shell_decides_an_application(demo, capsys):
     """approve NAME approves a pending application with amendments, as a GM reply would."""
-    from referee.campaign import Campaign
-    from referee.forum import Post
-    from referee.pipeline import Referee
+    from referee.base.posts import Post
+    from referee.pipeline.campaign import Campaign
+    from referee.pipeline.flow import Referee
 
     with Campaign.open(demo) as campaign:
         Referee(campaign).referee(
@@ -294,7 +294,7 @@ def test_batch_answers_every_hostile_post_of_the_issue_with_a_problem(demo, caps
 def test_batch_names_the_post_it_could_not_handle_and_exits_one(demo, capsys, monkeypatch):
     """A post that fails is answered with the notice, named on stderr, listed by
     `referee failures`, and retried with one command once the cause is gone."""
-    from referee.render import Renderer
+    from referee.render.renderer import Renderer
 
     render = Renderer.render
 
@@ -323,7 +323,7 @@ def test_a_tag_that_crashes_is_listed_for_the_gm_and_forgotten_once_dealt_with(
 ):
     """A bug inside one tag costs that tag: the post's other roll stands, `referee failures`
     lists the tag with its error, refuses to retry it in place, and forgets it on request."""
-    from referee import resolve
+    from referee.resolve import dispatch as resolve
 
     resolve_request = resolve.resolve_request
 
@@ -332,7 +332,7 @@ def test_a_tag_that_crashes_is_listed_for_the_gm_and_forgotten_once_dealt_with(
             raise RuntimeError("a bug in the d7")
         return resolve_request(verb, request, context, dice)
 
-    monkeypatch.setattr("referee.pipeline.resolve_request", broken)
+    monkeypatch.setattr("referee.pipeline.tag.resolve_request", broken)
     thread = _saved_thread(demo / "thread.json", ["[[roll d6]] [[roll d7]]"])
     code = main(["batch", str(thread)])
     out = capsys.readouterr().out
@@ -384,9 +384,9 @@ def test_import_without_an_owner_takes_a_gm_npc_sheet_with_its_wound_track(demo,
 
 def _secret_roll(demo) -> None:
     """A GM's secret roll, recorded as the live bot records a private message."""
-    from referee.campaign import Campaign
-    from referee.forum import Post
-    from referee.pipeline import Referee
+    from referee.base.posts import Post
+    from referee.pipeline.campaign import Campaign
+    from referee.pipeline.flow import Referee
 
     with Campaign.open(demo) as campaign:
         message = Post("t4_secret", "t4_secret", "gm", "[[roll 1d20+3]]", 2.0)
@@ -423,9 +423,9 @@ def test_history_deleted_lists_nothing_when_no_post_was_deleted(demo, capsys):
 
 def test_applications_lists_the_pending_applications_with_links(demo, capsys):
     """applications shows each undecided application, its version and a link."""
-    from referee.campaign import Campaign
-    from referee.forum import Post
-    from referee.pipeline import Referee
+    from referee.base.posts import Post
+    from referee.pipeline.campaign import Campaign
+    from referee.pipeline.flow import Referee
 
     with Campaign.open(demo) as campaign:
         body = "[[apply]]\n\n```\n" + SHEET + "```\n"
@@ -516,9 +516,9 @@ def test_history_deleted_lists_a_deleted_rolled_post_with_its_rolls(demo, capsys
     """A rolled post read again as [deleted]: history --deleted shows its row and rolls."""
     from dataclasses import replace
 
-    from referee.campaign import Campaign
-    from referee.forum import Post
-    from referee.pipeline import Referee
+    from referee.base.posts import Post
+    from referee.pipeline.campaign import Campaign
+    from referee.pipeline.flow import Referee
 
     with Campaign.open(demo) as campaign:
         referee = Referee(campaign)

@@ -8,7 +8,7 @@ so a change computed against stale state is caught instead of written.
 Also here: :func:`find_name`, how every engine matches a name a player typed
 (any case; a unique beginning is enough; a typo gets a suggestion).
 
-Not to be confused with :mod:`referee.changes`, the store's undo log of one tag: a
+Not to be confused with :mod:`referee.store.changes`, the store's undo log of one tag: a
 :class:`Change` here is a rules engine's statement of what should be written.
 
 >>> from dataclasses import dataclass
@@ -25,9 +25,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import TypeVar
 
-from referee.english import with_article
-from referee.errors import UnknownName
-from referee.names import NameIndex, name_key
+from referee.base.english import with_article
+from referee.base.errors import UnknownName
+from referee.base.names import NameIndex, name_key
 
 T = TypeVar("T")
 
@@ -82,7 +82,7 @@ def changes_between(subject: str, name: str, before: object, after: object) -> t
 def find_name(typed: str, names: Sequence[str], what: str, plural: str = "") -> str:
     """The one name of ``names`` that ``typed`` means: equal, or the only one it begins.
 
-    Names compare as :func:`referee.names.name_key` folds them; a typo gets the
+    Names compare as :func:`referee.base.names.name_key` folds them; a typo gets the
     campaign's closest names as a suggestion. ``what`` names one of them in a refusal,
     ``plural`` all of them (``what`` + "s").
 
@@ -91,11 +91,11 @@ def find_name(typed: str, names: Sequence[str], what: str, plural: str = "") -> 
     >>> find_name("d", ["dexterity", "dodge"], "trait")
     Traceback (most recent call last):
     ...
-    referee.errors.UnknownName: 'd' could be dexterity or dodge: write more of the trait.
+    referee.base.errors.UnknownName: 'd' could be dexterity or dodge: write more of the trait.
     >>> find_name("dexterty", ["dexterity", "dodge"], "trait")
     Traceback (most recent call last):
     ...
-    referee.errors.UnknownName: 'dexterty' is not a trait: did you mean dexterity? \
+    referee.base.errors.UnknownName: 'dexterty' is not a trait: did you mean dexterity? \
 The traits are dexterity, dodge.
     """
     key = name_key(typed)

@@ -25,7 +25,7 @@ Demo(loud=True)
 >>> read_options(Demo, {"lod": True}, "demo")
 Traceback (most recent call last):
 ...
-referee.errors.ConfigError: The demo rulings in config.toml have 1 problem:
+referee.base.errors.ConfigError: The demo rulings in config.toml have 1 problem:
 - 'lod' is not a ruling; the demo rulings are loud.
 """
 
@@ -36,7 +36,7 @@ from dataclasses import MISSING, Field, fields
 from enum import Enum
 from typing import Any, ClassVar, TypeVar
 
-from referee.errors import ConfigError
+from referee.base.errors import ConfigError
 from referee.systems.validation import problems_message
 
 T = TypeVar("T")

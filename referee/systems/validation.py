@@ -9,7 +9,7 @@ Kara's sheet has 2 problems:
 - luck is not a stat.
 
 Stored state carries a ``version``; :func:`check_version` refuses a record of
-another version (or not a record at all) with a :class:`~referee.errors.StoreError`
+another version (or not a record at all) with a :class:`~referee.base.errors.StoreError`
 saying what to do, instead of misreading it.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from referee.errors import StoreError
+from referee.base.errors import StoreError
 
 
 def problems_message(subject: str, problems: list[str], have: str = "has") -> str:
@@ -33,8 +33,8 @@ def check_version(data: object, version: int, what: str) -> Mapping[str, Any]:
     >>> check_version({"version": 2}, 1, "pool sheet")
     Traceback (most recent call last):
     ...
-    referee.errors.StoreError: A stored pool sheet has version 2; this referee reads version 1. \
-Upgrade referee or restore the store from its backup.
+    referee.base.errors.StoreError: A stored pool sheet has version 2; this referee reads \
+version 1. Upgrade referee or restore the store from its backup.
     """
     if not isinstance(data, Mapping) or data.get("version") != version:
         found = data.get("version") if isinstance(data, Mapping) else type(data).__name__

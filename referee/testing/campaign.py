@@ -6,7 +6,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..campaign import Campaign, Secret, character_key, load_config, store_entry
+from referee.pipeline.campaign import Campaign, Secret, load_config
+from referee.store.entries import character_key, store_entry
 
 REPO_DATA = Path(__file__).resolve().parents[2] / "data"  # races, scale and NPC tables
 

@@ -39,15 +39,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..campaign import Campaign
-from ..dice import SeededDice
-from ..errors import ConfigError, Forbidden, UserError
-from ..resolve import verbs_for
-from ..system import System, Verb, rulings_defaults
-from ..tags import ParseContext, read_tag
-from .campaign import make_campaign
-from .odds import chi_square_p
-from .resolving import resolve_tag, tag_context
+from referee.base.dice import SeededDice
+from referee.base.errors import ConfigError, Forbidden, UserError
+from referee.pipeline.campaign import Campaign
+from referee.read.tags import read_tag
+from referee.resolve.dispatch import verbs_for
+from referee.system import ParseContext, System, Verb, rulings_defaults
+from referee.testing.campaign import make_campaign
+from referee.testing.odds import chi_square_p
+from referee.testing.resolving import resolve_tag, tag_context
 
 # What follows a verb in the hostile-tag check: each must give a problem, never a crash.
 HOSTILE_TAILS = (

@@ -11,14 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..batch import load_thread
-from ..campaign import Campaign
-from ..cli import main
-from ..resolve import verbs_for
-from ..roster import RosterRenderer, roster_view
-from ..system import System
-from ..tags import find_tags
-from .shipped import DATA, copy_shipped
+from referee.cli import main
+from referee.pipeline.batch import load_thread
+from referee.pipeline.campaign import Campaign
+from referee.read.tags import find_tags
+from referee.render.roster import RosterRenderer
+from referee.resolve.dispatch import verbs_for
+from referee.resolve.roster import roster_view
+from referee.system import System
+from referee.testing.shipped import DATA, copy_shipped
 
 DEMOS = DATA / "demos"  # a folder per system
 

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 
-from ..limits import DEFAULT_LIMITS
-from ..resolve import verbs_for
+from referee.base.limits import DEFAULT_LIMITS
+from referee.resolve.dispatch import verbs_for
 
 if TYPE_CHECKING:
-    from ..system import Verb
+    from referee.system import Verb
 
 # Characters of every category, lone surrogates included.
 ANY_CHAR = st.characters(exclude_categories=())

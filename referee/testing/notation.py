@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .hostile import ANY_CHAR, ODD_CHARS
+from referee.testing.hostile import ANY_CHAR, ODD_CHARS
 
 _integer = st.integers(0, 12).map(str)
 _selector = st.tuples(st.sampled_from(["", "h", "l", "<", ">"]), st.integers(0, 7)).map(

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, cast
 
-from ..campaign import Campaign
-from ..dice import DiceSource, FixedDice
-from ..forum import Post
-from ..pipeline import Session
-from ..resolve import Context, resolve_request, verbs_for
-from ..system import Resolution
-from ..tags import ParseContext, read_tag
+from referee.base.dice import DiceSource, FixedDice
+from referee.base.posts import Post
+from referee.pipeline.campaign import Campaign
+from referee.pipeline.session import Session
+from referee.read.tags import read_tag
+from referee.resolve.dispatch import resolve_request, verbs_for
+from referee.system import Context, ParseContext, Resolution
 
 
 def tag_context(
@@ -35,7 +35,7 @@ def tag_context(
 def resolve_tag(context: Context, text: str, dice: DiceSource | Iterable[int] = ()) -> Resolution:
     """Parse ``text`` with the campaign's verbs and resolve it; UserError as the pipeline sees it.
 
-    ``dice`` is a source, or faces for :class:`~referee.dice.FixedDice`. The tag's
+    ``dice`` is a source, or faces for :class:`~referee.base.dice.FixedDice`. The tag's
     writes are kept when it resolves and undone when it raises.
     """
     source = cast(DiceSource, dice) if hasattr(dice, "roll") else FixedDice(dice)

@@ -39,12 +39,12 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..batch import load_thread
-from ..campaign import load_config
-from . import fake_client
-from .fake_client import LocalReddit
-from .reddit_server import FakeReddit, WallClock
-from .trial import Source, find_source, make_folder, write_trial
+from referee.pipeline.batch import load_thread
+from referee.pipeline.campaign import load_config
+from referee.testing import fake_client
+from referee.testing.fake_client import LocalReddit
+from referee.testing.reddit_server import FakeReddit, WallClock
+from referee.testing.trial import Source, find_source, make_folder, write_trial
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -20,8 +20,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..campaign import ConfigError, load_config
-from .shipped import GENERATED
+from referee.base.errors import ConfigError
+from referee.pipeline.campaign import load_config
+from referee.testing.shipped import GENERATED
 
 if sys.version_info >= (3, 11):
     import tomllib

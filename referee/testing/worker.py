@@ -37,12 +37,12 @@ from typing import Any
 
 import requests
 
-from ..campaign import Campaign
-from ..pipeline import Referee
-from ..reddit import open_forum
-from ..worker import Worker
-from .campaign import make_campaign
-from .reddit_server import REDDIT_QUOTA, FakeReddit, client_sleeps
+from referee.live.reddit import open_forum
+from referee.live.worker import Worker
+from referee.pipeline.campaign import Campaign
+from referee.pipeline.flow import Referee
+from referee.testing.campaign import make_campaign
+from referee.testing.reddit_server import REDDIT_QUOTA, FakeReddit, client_sleeps
 
 SUB = "dicegames"  # the subreddit the helpers watch unless told otherwise
 POLL = 60  # seconds between cycles, on the fake clock
@@ -202,8 +202,8 @@ class Live:
         raise AssertionError(f"still open after {cycles} cycles: {self.worker.open_posts}")
 
     def run_until(self, at: float, request_seconds: float = 0.0) -> list[Step]:
-        """Step the worker as :func:`~referee.worker.serve` does until the fake clock reads
-        ``at``: jump to :meth:`~referee.worker.Worker.next_wake`, step, and let each
+        """Step the worker as :func:`~referee.live.service.serve` does until the fake clock reads
+        ``at``: jump to :meth:`~referee.live.worker.Worker.next_wake`, step, and let each
         request sent take ``request_seconds``. The steps that did something."""
         clock = self.server.clock
         steps: list[Step] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.errors import UnknownName
+from referee.base.errors import UnknownName
 from referee.systems.changes import find_name
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.campaign import load_config
+from referee.pipeline.campaign import load_config
 from referee.testing.demos import DEMOS, batch_demo, copy_demo, ledger_rows
 
 NAMES = sorted(folder.name for folder in DEMOS.iterdir() if (folder / "thread.json").is_file())

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from referee.dice import SeededDice
+from referee.base.dice import SeededDice
 from referee.systems.edge import odds_cases as edge_cases
 from referee.systems.pool import odds_cases as pool_cases
 from referee.testing.odds import chi_square_p

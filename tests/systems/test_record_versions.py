@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from referee.errors import StoreError
-from referee.systems import load_system
+from referee.base.errors import StoreError
+from referee.system import load_system
 
 
 @pytest.mark.parametrize("name", ["edge", "pool", "trikus"])

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.campaign import load_config
+from referee.base.errors import ConfigError
 from referee.cli import main
-from referee.errors import ConfigError
-from referee.systems import installed_systems, load_system
+from referee.pipeline.campaign import load_config
+from referee.system import installed_systems, load_system
 from referee.testing import make_campaign, resolve_tag, tag_context
 from referee.testing.conformance import check_system
 from referee.testing.demos import every_verb

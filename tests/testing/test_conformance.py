@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from referee import resolve
-from referee.systems import load_system
+from referee.resolve import dispatch as resolve
+from referee.system import load_system
 from referee.testing.conformance import Conformance, _mutated_examples
 
 

@@ -17,7 +17,7 @@ The rules engine, by topic:
 * :mod:`~referee.systems.edge.odds`: the exact odds of each band;
 * :mod:`~referee.systems.edge.odds_cases`: the moves the conformance kit will check.
 
-Every function is pure: randomness comes in as a :class:`~referee.dice.DiceSource`
+Every function is pure: randomness comes in as a :class:`~referee.base.dice.DiceSource`
 (two d6 a move, first then second) and every change of state comes back as
 :class:`~referee.systems.changes.Change` values for the caller to store.
 

@@ -28,9 +28,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.errors import UserError
-from referee.limits import DEFAULT_LIMITS, Limits, read_int
-from referee.sheets import read_key_values
+from referee.base.errors import UserError
+from referee.base.limits import DEFAULT_LIMITS, Limits, read_int
+from referee.read.sheets import read_key_values
 from referee.systems.changes import Change
 from referee.systems.validation import check_version
 

@@ -13,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from referee.dice import DiceSource
-from referee.errors import UnknownName
-from referee.resolve import Context, require_control
-from referee.system import Resolution
+from referee.base.dice import DiceSource
+from referee.base.errors import UnknownName
+from referee.system import Context, Resolution, require_control
 from referee.systems.changes import Change, find_name
 
 from . import verbs

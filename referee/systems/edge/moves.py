@@ -16,7 +16,7 @@ advantage would lift to a better band stays **pending** until the player answers
 
 §4.2's first vector: stat +1, dice 3 and 2, advantage 4:
 
->>> from referee.dice import FixedDice
+>>> from referee.base.dice import FixedDice
 >>> from referee.systems.edge.sheet import Sheet, State
 >>> kara = Actor(Sheet("Kara", {"cool": 1}), State(advantage=4))
 >>> verdict = resolve_move(MoveRequest("cool"), kara, Table(), FixedDice([3, 2]))
@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation, StoreError
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation, StoreError
+from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.systems.changes import Change, find_name
 from referee.systems.edge import odds
 from referee.systems.edge.bands import Band, band_of, with_advantage, worth_using

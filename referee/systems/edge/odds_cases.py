@@ -10,7 +10,7 @@ value that wires this engine in returns :func:`odds_cases`.
 
 from __future__ import annotations
 
-from referee.dice import DiceSource
+from referee.base.dice import DiceSource
 from referee.system import OddsCase
 from referee.systems.edge.bands import Band
 from referee.systems.edge.moves import Actor, MoveRequest, Table, resolve_move

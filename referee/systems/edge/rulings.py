@@ -49,7 +49,7 @@ class EdgeRulings(ConfigurableMixin):
     >>> EdgeRulings.from_mapping({"edge_rise": "gm"})
     Traceback (most recent call last):
     ...
-    referee.errors.ConfigError: The edge rulings in config.toml have 1 problem:
+    referee.base.errors.ConfigError: The edge rulings in config.toml have 1 problem:
     - 'edge_rise' is not a ruling; the edge rulings are edge_raise, edge_use, default_policy.
     >>> EdgeRulings.from_mapping(EdgeRulings().to_mapping()) == EdgeRulings()
     True

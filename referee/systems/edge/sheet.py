@@ -13,7 +13,7 @@ Validation returns every problem at once:
 >>> build_sheet("Kara", {"cool": 2, "hard": 5, "charm": 1}, StatLists())
 Traceback (most recent call last):
 ...
-referee.errors.RuleViolation: Kara's sheet has 2 problems:
+referee.base.errors.RuleViolation: Kara's sheet has 2 problems:
 - hard is 5: a stat is -3 to 3.
 - 'charm' is not a stat; the stats are cool, hard, hot, sharp, weird.
 """
@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.errors import ConfigError, RuleViolation, StoreError, UserError
-from referee.limits import DEFAULT_LIMITS
+from referee.base.errors import ConfigError, RuleViolation, StoreError, UserError
+from referee.base.limits import DEFAULT_LIMITS
 from referee.systems.changes import find_name
 from referee.systems.edge.rulings import EdgeRulings, Policy
 from referee.systems.validation import check_version, is_whole, problems_message
@@ -56,7 +56,7 @@ class StatLists:
         >>> StatLists.from_mapping({"moves": []})
         Traceback (most recent call last):
         ...
-        referee.errors.ConfigError: The edge stat list in config.toml has 1 problem:
+        referee.base.errors.ConfigError: The edge stat list in config.toml has 1 problem:
         - 'moves' is not a key; the keys are stats, counters, stat_min, stat_max.
         """
         if not isinstance(mapping, Mapping):

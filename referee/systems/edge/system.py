@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from referee.campaign import SeedsCharacters
-from referee.errors import ConfigError
-from referee.resolve import Context
-from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb, approved_rows
+from referee.base.errors import ConfigError
+from referee.pipeline.campaign import SeedsCharacters
+from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb, approved_rows
 from referee.systems.options import read_options
 from referee.systems.validation import problems_message
 

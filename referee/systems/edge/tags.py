@@ -7,7 +7,7 @@ Forms (a character's name may have spaces; the campaign's names are known)::
     lower Kara          raise Kara
     set Kara advantage 4     set Kara harm 2     set Kara cool 1
 
-Anything unreadable raises :class:`~referee.errors.TagError` with the verb's form.
+Anything unreadable raises :class:`~referee.base.errors.TagError` with the verb's form.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from referee.errors import TagError
-from referee.tags import (
-    ParseContext,
+from referee.base.errors import TagError
+from referee.read.tags import (
     leading_name,
     name_argument,
     shorten,
     signed_number,
     trailing_modifiers,
 )
+from referee.system import ParseContext
 
 from .moves import MoveRequest
 from .rulings import Policy

@@ -11,7 +11,7 @@
   **counters**.
 
 Each verb takes ``by_gm`` (whether the poster is a GM) and refuses a player with
-:class:`~referee.errors.Forbidden` saying why. Each returns an :class:`Adjustment`:
+:class:`~referee.base.errors.Forbidden` saying why. Each returns an :class:`Adjustment`:
 the value before and after and the change set (empty when nothing moves).
 
 >>> lower("Kara", State(advantage=1), by_gm=True).after
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from referee.errors import Forbidden, RuleViolation, UserError
+from referee.base.errors import Forbidden, RuleViolation, UserError
 from referee.systems.changes import Change, changes_between, find_name
 from referee.systems.edge.rulings import EdgeRaise, EdgeRulings, Policy
 from referee.systems.edge.sheet import (
@@ -73,7 +73,7 @@ def raise_advantage(name: str, state: State, by_gm: bool, rulings: EdgeRulings) 
     >>> raise_advantage("Kara", State(advantage=2), False, EdgeRulings())
     Traceback (most recent call last):
     ...
-    referee.errors.Forbidden: Only the GM raises the advantage die in this campaign \
+    referee.base.errors.Forbidden: Only the GM raises the advantage die in this campaign \
 (ruling edge_raise = gm).
     """
     if rulings.edge_raise is EdgeRaise.GM:

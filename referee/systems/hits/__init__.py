@@ -8,7 +8,7 @@ The package holds the pure rules engine and, on the ``System`` interface, its wi
 ``templates/``.
 
 Every engine rule is a function over small frozen dataclasses that takes its
-randomness as a :class:`referee.dice.DiceSource` and returns a frozen result carrying its
+randomness as a :class:`referee.base.dice.DiceSource` and returns a frozen result carrying its
 dice in draw order and an explicit change set (:class:`referee.systems.changes.Change`);
 nothing mutates. The wiring reads the store through the tag's context and writes the
 engine's results back, so a refused tag writes nothing.

@@ -33,10 +33,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from referee.english import with_article
-from referee.errors import RuleViolation, UserError
-from referee.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
-from referee.sheets import read_key_values
+from referee.base.english import with_article
+from referee.base.errors import RuleViolation, UserError
+from referee.base.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
+from referee.read.sheets import read_key_values
 from referee.systems.changes import find_name
 
 from .records import FORMAT_VERSION

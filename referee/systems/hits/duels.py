@@ -19,7 +19,7 @@ Influence and NPCs hold none; the consequences follow the mode the duel *started
 seed: "o risco vai ser baseado" on it), though the duel itself is an unstructured scene;
 a refund gives the Influence back even after the chapter that recorded the spend ended.
 
->>> from referee.dice import FixedDice
+>>> from referee.base.dice import FixedDice
 >>> from .scene import CampaignClock, Mode, start_scene
 >>> from .sheet import Attribute, new_character
 >>> kara = replace(new_character("Kara", Attribute.BODY, Attribute.MIND), influence=2)
@@ -36,9 +36,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation, UnknownName
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation, UnknownName
+from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.systems.changes import Change, changes_between
 
 from .influence import duel_cost, refund, spend

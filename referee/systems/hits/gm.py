@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation
-from referee.limits import read_int
-from referee.resolve import Context
-from referee.system import Resolution
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation
+from referee.base.limits import read_int
+from referee.system import Context, Resolution
 from referee.systems.changes import Change, changes_between, find_name
 
 from . import duels, influence, scene, stress, xp

@@ -24,11 +24,10 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from referee.campaign import character_key
-from referee.dice import DiceSource
-from referee.errors import Forbidden, RuleViolation
-from referee.resolve import Context, require_control
-from referee.system import Resolution
+from referee.base.dice import DiceSource
+from referee.base.errors import Forbidden, RuleViolation
+from referee.store.entries import character_key
+from referee.system import Context, Resolution, require_control
 from referee.systems.changes import Change, find_name
 
 from . import influence

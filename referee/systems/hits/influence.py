@@ -6,7 +6,7 @@ chapters. Gains: +1 when a chapter starts and the character has none
 and for becoming a Legend (:func:`become_legend`). Spends are recorded in the chapter
 (:class:`.scene.SpendRecord`) because each distinct way earns XP at the chapter's end.
 
->>> from referee.dice import FixedDice
+>>> from referee.base.dice import FixedDice
 >>> from .rolls import PoolSpec, roll_level
 >>> from .sheet import Attribute, new_character
 >>> kara = replace(new_character("Kara", Attribute.BODY, Attribute.MIND), influence=1)
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation
 from referee.systems.changes import Change, changes_between
 
 from .rolls import LevelRoll, redo_level

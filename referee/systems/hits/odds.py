@@ -34,8 +34,8 @@ from functools import cache, lru_cache
 from itertools import combinations
 from math import comb, prod
 
-from referee.errors import RuleViolation
-from referee.limits import DEFAULT_LIMITS
+from referee.base.errors import RuleViolation
+from referee.base.limits import DEFAULT_LIMITS
 
 from .rolls import (
     MAX_PARTICIPANTS,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from referee.dice import DiceSource
+from referee.base.dice import DiceSource
 from referee.system import OddsCase
 
 from .odds import group_odds, hits_distribution, level_odds, opposed_odds, quick_odds

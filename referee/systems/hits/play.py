@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from referee.dice import DiceSource
-from referee.errors import Forbidden, RuleViolation
-from referee.resolve import Context, require_control
-from referee.system import Resolution
+from referee.base.dice import DiceSource
+from referee.base.errors import Forbidden, RuleViolation
+from referee.system import Context, Resolution, require_control
 from referee.systems.changes import Change, changes_between, find_name
 
 from . import duels, influence, stress, xp

@@ -3,7 +3,7 @@
 A pool is described by a :class:`PoolSpec` (dice, Advantage, Disadvantage) and rolled by
 :func:`roll_pool` into a :class:`PoolRoll` holding every :class:`Die` in draw order.
 
-**Draw order** (what :class:`referee.dice.FixedDice` must play back): first the base pool,
+**Draw order** (what :class:`referee.base.dice.FixedDice` must play back): first the base pool,
 one d6 per die, in order; then one d6 per crit of the previous round, in order, round by
 round (breadth first), exactly as §5.2 writes its vectors: ``6,6,5,1 +6,2 +4`` is the base
 pool, then the two dice of its two crits, then the die of the crit among those. An
@@ -26,7 +26,7 @@ Readings of the seed kept as options or noted here:
 * Group rolls: R-42 ``roller`` does not say whose Level counts when rollers of different
   Levels tie for most hits; the added ``group_ties`` ruling does (default: the lower Level).
 
->>> from referee.dice import FixedDice
+>>> from referee.base.dice import FixedDice
 >>> roll = roll_pool(PoolSpec(4), FixedDice([6, 6, 5, 1, 6, 2, 4]))
 >>> roll.hits, [d.face for d in roll.dice if d.from_crit]
 (5, [6, 2, 4])
@@ -42,9 +42,9 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from fractions import Fraction
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation
+from referee.base.limits import DEFAULT_LIMITS, Limits
 
 from .rulings import DEFAULT_RULINGS, AdvantageMode, AllIn, CritFace, GroupLevel, GroupTies, Rulings
 

@@ -151,7 +151,7 @@ class Rulings:
         >>> Rulings.from_mapping({"advantage": "both", "stake_wounds": 2})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        referee.errors.ConfigError: The hits rulings in config.toml have 2 problems:
+        referee.base.errors.ConfigError: The hits rulings in config.toml have 2 problems:
         - advantage = 'both': allowed values are "face", "extra_dice".
         - 'stake_wounds' is not a ruling; the hits rulings are advantage, stakes_wounds, ...
         """

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
-from referee.errors import RuleViolation, UnknownName
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.base.errors import RuleViolation, UnknownName
+from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.systems.changes import Change, changes_between
 
 from .sheet import MAX_COUNTER, Character, Standing

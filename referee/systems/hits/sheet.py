@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from referee.english import with_article
-from referee.errors import RuleViolation
-from referee.limits import DEFAULT_LIMITS
+from referee.base.english import with_article
+from referee.base.errors import RuleViolation
+from referee.base.limits import DEFAULT_LIMITS
 
 from .records import FORMAT_VERSION, Reader, listing
 from .rulings import DEFAULT_RULINGS, Rulings
@@ -225,7 +225,7 @@ def create_character(
     >>> create_character("", {Attribute.BODY: 4, Attribute.MIND: 4})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    referee.errors.RuleViolation: The application has 3 problems:
+    referee.base.errors.RuleViolation: The application has 3 problems:
     - talent is missing
     - spirit is missing
     - the character needs a name

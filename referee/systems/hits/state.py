@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.errors import RuleViolation
+from referee.base.errors import RuleViolation
 
 from .duels import Duel, DuelBook, DuelStatus
 from .records import FORMAT_VERSION, Reader, listing

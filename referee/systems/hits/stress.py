@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from referee.errors import RuleViolation
+from referee.base.errors import RuleViolation
 from referee.systems.changes import Change, changes_between
 
 from .rulings import DEFAULT_RULINGS, InfluencePer, Rulings, SecondKnockout

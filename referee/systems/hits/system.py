@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from referee.campaign import SeedsCharacters
-from referee.resolve import Context
-from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb, approved_rows
+from referee.pipeline.campaign import SeedsCharacters
+from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb, approved_rows
 
 from . import gm, handlers, play, tags
 from .application import HitsSheet
@@ -305,7 +304,7 @@ def hits_dice(roll: PoolRoll) -> str:
     """A pool's dice in draw order: hits in bold, a crit marked ``6!``, each wave of
     explosions after ``→``; a face changed by Advantage shows both (``3→4``).
 
-    >>> from referee.dice import FixedDice
+    >>> from referee.base.dice import FixedDice
     >>> from .rolls import PoolSpec, roll_pool
     >>> hits_dice(roll_pool(PoolSpec(4), FixedDice([6, 6, 5, 1, 6, 2, 4])))
     '**6!** **6!** **5** 1 → explodes: **6!** 2 → explodes: **4**'

@@ -15,7 +15,7 @@ Forms (a character's name may have spaces; the campaign's names are known)::
     timer new Alarm 6 "the guards come"    timer Alarm +2    timer Alarm 3
     timer Alarm size 8    timer Alarm remove    legend Kara
 
-Anything unreadable raises :class:`~referee.errors.TagError` with the verb's form.
+Anything unreadable raises :class:`~referee.base.errors.TagError` with the verb's form.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from referee.errors import TagError, UserError
-from referee.limits import read_int
-from referee.tags import ParseContext, collapse, leading_name, name_argument, shorten
+from referee.base.errors import TagError, UserError
+from referee.base.limits import read_int
+from referee.read.tags import collapse, leading_name, name_argument, shorten
+from referee.system import ParseContext
 
 from .scene import Mode
 from .sheet import Attribute, TraitKind, Wager

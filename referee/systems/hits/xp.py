@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.errors import RuleViolation
+from referee.base.errors import RuleViolation
 from referee.systems.changes import Change, changes_between
 
 from .rulings import DEFAULT_RULINGS, UNCAPPED, Rulings, XpAtMax, XpMode, XpWaysScope

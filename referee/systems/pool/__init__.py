@@ -15,7 +15,7 @@ The package, by topic:
 * :mod:`~referee.systems.pool.odds`: the exact distribution of net successes;
 * :mod:`~referee.systems.pool.odds_cases`: the rolls the conformance kit will check.
 
-Every function is pure: randomness comes in as a :class:`~referee.dice.DiceSource`,
+Every function is pure: randomness comes in as a :class:`~referee.base.dice.DiceSource`,
 drawn in the order each module documents, and every change of state comes back as
 :class:`~referee.systems.changes.Change` values for the caller to store.
 

@@ -18,7 +18,7 @@ contest) draws the first side's pool, then the second side's.
 Tasks and contests are values: every function returns the new value and the
 :class:`~referee.systems.changes.Change` set between old and new.
 
->>> from referee.dice import FixedDice
+>>> from referee.base.dice import FixedDice
 >>> from referee.systems.pool.rolls import PoolSpec, RollRequest, Table
 >>> dig = open_task("dig", target=15)
 >>> verdict = roll_extended(RollRequest(PoolSpec(dice=5), roller="Kara"), None, dig, Table(),
@@ -35,9 +35,9 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation, StoreError
-from referee.limits import DEFAULT_LIMITS
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation, StoreError
+from referee.base.limits import DEFAULT_LIMITS
 from referee.systems.changes import Change, changes_between
 from referee.systems.pool import odds
 from referee.systems.pool.rolls import (
@@ -407,7 +407,7 @@ def resolve_resisted(
     nets, are a tie: under R-36 ``"nobody"`` no one wins, under ``"defender"`` the
     second side holds with no surplus.
 
-    >>> from referee.dice import FixedDice
+    >>> from referee.base.dice import FixedDice
     >>> from referee.systems.pool.rolls import PoolSpec
     >>> v = resolve_resisted(RollRequest(PoolSpec(dice=4), roller="Kara"), None,
     ...     RollRequest(PoolSpec(dice=3), roller="Door"), None, Table(),

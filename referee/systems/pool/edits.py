@@ -5,7 +5,7 @@
 * :func:`edit_state`: Willpower points (they "come back by a GM edit", R-32) and the
   free-form counters shown on the roster (health, blood, notes); ``None`` removes one.
 
-Each takes ``by_gm`` and refuses a player with :class:`~referee.errors.Forbidden`;
+Each takes ``by_gm`` and refuses a player with :class:`~referee.base.errors.Forbidden`;
 each checks the whole result and reports every problem at once; each returns the new
 values and the :class:`~referee.systems.changes.Change` set, addressed to ``"sheet"``
 (the approved sheet) or ``"character"`` (the state) under the character's name.
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from referee.errors import Forbidden, RuleViolation, UserError
+from referee.base.errors import Forbidden, RuleViolation, UserError
 from referee.systems.changes import Change, changes_between, find_name
 from referee.systems.pool.sheet import (
     HUMANITY,

@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation, UnknownName
-from referee.resolve import Context
-from referee.system import Resolution
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation, UnknownName
+from referee.system import Context, Resolution
 from referee.systems.changes import find_name
 
 from . import edits

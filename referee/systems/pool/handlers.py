@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation, UnknownName
-from referee.resolve import Context, require_control, require_gm
-from referee.system import Resolution
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation, UnknownName
+from referee.system import Context, Resolution, require_control, require_gm
 from referee.systems.changes import Change, find_name
 
 from .character import PoolCharacter

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from referee.dice import DiceSource
+from referee.base.dice import DiceSource
 from referee.system import OddsCase
 from referee.systems.pool.odds import BOTCH, net_distribution
 from referee.systems.pool.rolls import (

@@ -16,7 +16,7 @@ empty pool (R-34 ``fail``) draws only its pool's dice, or none.
 
 The seed's first example, difficulty 6:
 
->>> from referee.dice import FixedDice
+>>> from referee.base.dice import FixedDice
 >>> verdict = resolve_roll(RollRequest(PoolSpec(dice=4), difficulty=6), None, Table(),
 ...                        FixedDice([3, 8, 7, 10]))
 >>> verdict.roll.successes, verdict.roll.outcome.value, verdict.roll.label
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation, TagError, UserError
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation, TagError, UserError
+from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.systems.changes import Change, apply_changes, find_name
 from referee.systems.pool import odds
 from referee.systems.pool.rulings import EmptyAction, EmptyPool, OverTen, PoolRulings

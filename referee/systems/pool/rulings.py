@@ -79,7 +79,7 @@ class PoolRulings(ConfigurableMixin):
     >>> PoolRulings.from_mapping({"team_botch": "mine"})
     Traceback (most recent call last):
     ...
-    referee.errors.ConfigError: The pool rulings in config.toml have 1 problem:
+    referee.base.errors.ConfigError: The pool rulings in config.toml have 1 problem:
     - team_botch = 'mine': allowed values are "all", "own".
     >>> PoolRulings.from_mapping(PoolRulings().to_mapping()) == PoolRulings()
     True

@@ -18,7 +18,7 @@ problem at once:
 >>> build_sheet("Kara", {"dex": 7, "lockpicks": 2}, lists)
 Traceback (most recent call last):
 ...
-referee.errors.RuleViolation: Kara's sheet has 2 problems:
+referee.base.errors.RuleViolation: Kara's sheet has 2 problems:
 - dexterity is 7: a trait is rated 0 to 5.
 - 'lockpicks' is not a trait; the traits are strength, dexterity, ...
 """
@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from referee.errors import ConfigError, RuleViolation, StoreError, UserError
-from referee.limits import DEFAULT_LIMITS
+from referee.base.errors import ConfigError, RuleViolation, StoreError, UserError
+from referee.base.limits import DEFAULT_LIMITS
 from referee.systems.changes import find_name
 from referee.systems.validation import check_version, problems_message
 
@@ -111,7 +111,7 @@ class TraitLists:
         >>> TraitLists.from_mapping({"skills": []})
         Traceback (most recent call last):
         ...
-        referee.errors.ConfigError: The pool trait list in config.toml has 1 problem:
+        referee.base.errors.ConfigError: The pool trait list in config.toml has 1 problem:
         - 'skills' is not a key; the keys are attributes, abilities.
         """
         problems: list[str] = []

@@ -20,7 +20,7 @@ by ``+`` (an Attribute and an Ability, or one trait alone) or a number of dice, 
 ``+N``/``-N`` dice; the options are ``diff N`` (or ``diff +N``/``diff -N`` from the
 standing difficulty), ``willpower`` (spend a point) and ``reflexive``.
 
-Anything unreadable raises :class:`~referee.errors.TagError` with the verb's form.
+Anything unreadable raises :class:`~referee.base.errors.TagError` with the verb's form.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from referee.errors import TagError
-from referee.tags import ParseContext, collapse, known_prefix, name_argument, shorten
+from referee.base.errors import TagError
+from referee.read.tags import collapse, known_prefix, name_argument, shorten
+from referee.system import ParseContext
 
 from .rolls import PoolSpec, RollRequest
 

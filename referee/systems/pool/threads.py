@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.errors import StoreError
+from referee.base.errors import StoreError
 from referee.systems.validation import check_version
 
 from .contests import Contest, Status, Task

@@ -6,8 +6,8 @@ The package is split by topic: :mod:`.traits` (stats, dice, characters), :mod:`.
 This module re-exports their public names, so ``stepped.roll_trait`` works.
 
 Everything here is a pure function over small frozen values. Randomness comes in
-through a :class:`~referee.dice.DiceSource`; the dice are drawn in a fixed order so
-a worked example can be replayed with :class:`~referee.dice.FixedDice`:
+through a :class:`~referee.base.dice.DiceSource`; the dice are drawn in a fixed order so
+a worked example can be replayed with :class:`~referee.base.dice.FixedDice`:
 
 * a roll draws its trait (or damage) dice in order, then the wild d6 if it has one;
 * an attack draws the hit roll, the defence roll, the damage roll, then the soak roll.
@@ -19,7 +19,7 @@ The stages of one roll::
 
 A Kara with Agility 3 (d8) rolls with her wild d6 and takes the higher:
 
->>> from referee.dice import FixedDice
+>>> from referee.base.dice import FixedDice
 >>> kara = Character("Kara", Kind.PC, {Stat.STRENGTH: 2, Stat.AGILITY: 3,
 ...     Stat.ENDURANCE: 3, Stat.PERCEPTION: 3}, named=True, wounds_survived=3)
 >>> roll = roll_trait(kara, [Stat.AGILITY], Rules(), FixedDice([2, 5]))

@@ -22,7 +22,7 @@ and the tag finder never reads tags inside it::
 
 :func:`parse_sheet` turns it into the sheet record the rules read; every line it
 cannot read is reported at once with the line number and the right form. (The core
-finds the code block: :func:`referee.sheets.sheet_block`.)
+finds the code block: :func:`referee.read.sheets.sheet_block`.)
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from referee.errors import UnknownName, UserError
-from referee.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
+from referee.base.errors import UnknownName, UserError
+from referee.base.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
 
 from .rulings import Rules
 from .sheet import character_from_record, character_to_record, validate_character

@@ -10,8 +10,8 @@ from enum import Enum
 from fractions import Fraction
 from typing import Generic, TypeVar
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation, UnknownName
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation, UnknownName
 
 from . import odds
 from .rolls import (
@@ -236,7 +236,7 @@ def attack(
     to the target's soak roll. Dice are drawn hit, defence, damage, soak.
 
     >>> from referee.systems.stepped import Kind, WeaponKind
-    >>> from referee.dice import FixedDice
+    >>> from referee.base.dice import FixedDice
     >>> guard = Character("Guard", Kind.NPC, dict.fromkeys(Stat, 2))
     >>> kara = Character("Kara", Kind.NPC, dict.fromkeys(Stat, 2),
     ...                  weapons=(Weapon("blaster", WeaponKind.RANGED, 2, 6),))

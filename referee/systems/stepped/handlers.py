@@ -16,12 +16,11 @@ from fractions import Fraction
 from typing import Any, TypeVar
 from typing import cast as cast_type
 
-from referee.campaign import character_key
-from referee.dice import DiceSource
-from referee.errors import ConfigError, Forbidden, NoSuchCharacter, RuleViolation, UnknownName
-from referee.names import NameIndex
-from referee.resolve import Context, require_control
-from referee.system import Resolution
+from referee.base.dice import DiceSource
+from referee.base.errors import ConfigError, Forbidden, NoSuchCharacter, RuleViolation, UnknownName
+from referee.base.names import NameIndex
+from referee.store.entries import character_key
+from referee.system import Context, Resolution, require_control
 
 from . import odds as stepped_odds
 from .application import parse_sheet

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation, UnknownName
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation, UnknownName
 
 from . import odds
 from .combat import _standing
@@ -53,7 +53,7 @@ def cast(
     The seed's example: with a d6, a d4-tier technique succeeds on 4 or more.
 
     >>> from referee.systems.stepped import Kind, Stat
-    >>> from referee.dice import FixedDice
+    >>> from referee.base.dice import FixedDice
     >>> mage = Character("Ada", Kind.NPC, dict.fromkeys(Stat, 2), magic=(MagicParameter(
     ...     "Force", 2, (Technique("Push", 4), Technique("Lift", 6))),))
     >>> cast(mage, "push", Rules(), FixedDice([5])).success

@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation, UnknownName
-from referee.limits import DEFAULT_LIMITS
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation, UnknownName
+from referee.base.limits import DEFAULT_LIMITS
 
 from . import odds
 from .odds import RollSpec
@@ -340,7 +340,7 @@ def roll_trait(
 ) -> TraitRoll:
     """Roll one die per stat with race and trait modifiers, pain shock (R-6), a wild d6 if named.
 
-    >>> from referee.dice import FixedDice
+    >>> from referee.base.dice import FixedDice
     >>> guard = Character("Guard", Kind.NPC, dict.fromkeys(Stat, 2))
     >>> roll = roll_trait(guard, [Stat.AGILITY, Stat.PERCEPTION], Rules(), FixedDice([3, 5]),
     ...                   [Modifier("situational", 2)])
@@ -361,7 +361,7 @@ def roll_dice_for(
 ) -> TraitRoll:
     """Roll ``count``d``sides`` for ``c`` (weapon damage): the wild d6 if named and R allows.
 
-    >>> from referee.dice import FixedDice
+    >>> from referee.base.dice import FixedDice
     >>> kara = Character("Kara", Kind.PC, dict.fromkeys(Stat, 2), wounds_survived=3)
     >>> roll = roll_dice_for(kara, "blaster 2d6", 2, 6, Rules(), FixedDice([1, 4, 5]))
     >>> [d.kept for d in roll.dice], roll.total  # the wild 5 replaced the 1
@@ -387,7 +387,7 @@ def _refuse_if_down(c: Character, doing: str) -> None:
 def initiative(characters: Sequence[Character], rules: Rules, dice: DiceSource) -> InitiativeResult:
     """Everyone rolls Perception; highest acts first; equal totals act together.
 
-    >>> from referee.dice import FixedDice
+    >>> from referee.base.dice import FixedDice
     >>> a, b, c = (Character(n, Kind.NPC, dict.fromkeys(Stat, 2)) for n in "ABC")
     >>> initiative([a, b, c], Rules(), FixedDice([3, 5, 3])).groups
     (('B',), ('A', 'C'))
@@ -433,7 +433,7 @@ def plan_trait(
 def execute_plan(plan: RollPlan, rulings: Rulings, dice: DiceSource) -> TraitRoll:
     """Roll a plan: its dice in order, then the wild d6 (R-1..R-4).
 
-    >>> from referee.dice import FixedDice
+    >>> from referee.base.dice import FixedDice
     >>> plan = RollPlan("Kara", "agility", (8,), True, True, ())
     >>> execute_plan(plan, Rulings(), FixedDice([2, 5])).total
     5

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeGuard
 
-from referee.errors import ConfigError, UnknownName
-from referee.limits import DEFAULT_LIMITS
+from referee.base.errors import ConfigError, UnknownName
+from referee.base.limits import DEFAULT_LIMITS
 
 from .traits import MAX_POINTS, MIN_POINTS, Race, Stat, parse_stat
 
@@ -113,7 +113,7 @@ class Rulings:
         >>> Rulings.from_mapping({"ties": "both", "wound_penaly": 1})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        referee.errors.ConfigError: The stepped rulings in config.toml have 2 problems:
+        referee.base.errors.ConfigError: The stepped rulings in config.toml have 2 problems:
         - ties = 'both': allowed values are "defender", "attacker".
         - 'wound_penaly' is not a ruling; the rulings are wild_die_replaces, ...
         """

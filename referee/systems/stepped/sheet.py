@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Any
 
-from referee.english import with_article
-from referee.errors import UnknownName, UserError
-from referee.limits import DEFAULT_LIMITS
+from referee.base.english import with_article
+from referee.base.errors import UnknownName, UserError
+from referee.base.limits import DEFAULT_LIMITS
 
 from .rulings import MagicPoints, Rules, _is_int, find_race
 from .traits import (
@@ -524,7 +524,7 @@ def character_from_record(record: Mapping[str, Any]) -> Character:
     >>> character_from_record({"kind": "pc", "stats": {"str": "three"}})
     Traceback (most recent call last):
     ...
-    referee.errors.UserError: The character sheet has 2 problems:
+    referee.base.errors.UserError: The character sheet has 2 problems:
     - name is missing.
     - stats.strength must be a whole number, not 'three'.
     """

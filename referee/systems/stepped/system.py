@@ -15,12 +15,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from referee.campaign import CHARACTERS_FILE, character_key, seed_table
-from referee.dice import DiceSource
-from referee.errors import ConfigError
-from referee.render import escape_markdown, format_die, signed
-from referee.resolve import Context
-from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb
+from referee.base.dice import DiceSource
+from referee.base.errors import ConfigError
+from referee.base.markdown import escape_markdown, format_die, signed
+from referee.pipeline.campaign import CHARACTERS_FILE, seed_table
+from referee.store.entries import character_key
+from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb
 
 from . import handlers, odds, verbs
 from .application import SteppedSheet

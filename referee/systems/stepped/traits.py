@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from referee.errors import UnknownName
+from referee.base.errors import UnknownName
 
 
 class Stat(str, Enum):
@@ -40,7 +40,7 @@ def parse_stat(word: str) -> Stat:
     >>> parse_stat("venn")
     Traceback (most recent call last):
     ...
-    referee.errors.UnknownName: 'venn' is not a stat; the stats are strength, agility, \
+    referee.base.errors.UnknownName: 'venn' is not a stat; the stats are strength, agility, \
 endurance and perception.
     """
     stat = STAT_WORDS.get(word.strip().casefold())

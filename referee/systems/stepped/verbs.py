@@ -1,7 +1,7 @@
 """Stepped's verbs as text: each parser turns the words after a verb into a request.
 
 The core reads the verb and hands the rest of the tag to the parser named here; a
-parser raises :class:`~referee.errors.TagError` with the verb's right form for
+parser raises :class:`~referee.base.errors.TagError` with the verb's right form for
 anything it cannot read, and nothing else. The requests are small frozen values the
 resolvers of :mod:`.handlers` take.
 """
@@ -12,10 +12,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from referee.errors import TagError, UserError
-from referee.limits import Limits, read_int
-from referee.tags import (
-    ParseContext,
+from referee.base.errors import TagError, UserError
+from referee.base.limits import Limits, read_int
+from referee.read.tags import (
     collapse,
     known_prefix,
     name_argument,
@@ -23,6 +22,7 @@ from referee.tags import (
     signed_number,
     trailing_modifiers,
 )
+from referee.system import ParseContext
 
 # verb -> the right form a problem verdict shows (the README's tag table has the same).
 USAGE_OF = {

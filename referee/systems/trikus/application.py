@@ -28,10 +28,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from referee.english import with_article
-from referee.errors import StoreError, UserError
-from referee.limits import DEFAULT_LIMITS, Limits, is_visible
-from referee.sheets import read_key_values
+from referee.base.english import with_article
+from referee.base.errors import StoreError, UserError
+from referee.base.limits import DEFAULT_LIMITS, Limits, is_visible
+from referee.read.sheets import read_key_values
 from referee.systems.trikus.state import (
     STATE_VERSION,
     Character,

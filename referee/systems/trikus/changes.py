@@ -68,7 +68,7 @@ class Change:
 
     @property
     def name(self) -> str:
-        """Whose change it is (the verdict's and ledger's view: ``referee.verdicts.Change``)."""
+        """Whose change it is (the verdict's and ledger's view: ``referee.system.Change``)."""
         return self.who
 
     def ledger(self) -> dict[str, object]:

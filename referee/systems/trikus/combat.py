@@ -32,9 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation
+from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.systems.trikus.changes import Change, ChangeKind
 from referee.systems.trikus.duel import SIDES, DieKind, Duel, PendingNegotiation, play
 from referee.systems.trikus.opposed import (

@@ -14,7 +14,7 @@ every face) drive, so the exact odds are the odds of this very code:
 * :func:`negotiation_due`: whether a player's ``negotiate=v`` proposes a reroll of
   the GM's last die, and :func:`reroll` lands the new value.
 
-Dice order (for :class:`~referee.dice.FixedDice`): within a throw the GM's die
+Dice order (for :class:`~referee.base.dice.FixedDice`): within a throw the GM's die
 first, then the players' in the order they were listed; a Negotiation's reroll right
 after the throw it answers. A side left alone with dice in a pair without control
 rolls one die, takes control and wins (R-15).
@@ -42,7 +42,7 @@ part of the test). Each face booms once, when its third die lands.
 
 Vector 1 of §3.8 (Master 3 dice against the GM's 2):
 
->>> from referee.dice import FixedDice
+>>> from referee.base.dice import FixedDice
 >>> duel = play(2, (Entrant("Michal", (DieKind.LINE,) * 3),), FixedDice([5, 7, 7, 1, 9]))
 >>> [(e.number, [d.value for d in e.dice], e.control) for e in duel.throws]
 [(1, [5, 7], ('Michal',)), (2, [7], ('GM',)), (3, [1], ('GM',)), (4, [9], ('Michal',))]
@@ -56,7 +56,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from referee.dice import DiceSource
+from referee.base.dice import DiceSource
 from referee.systems.trikus.rulings import Rulings, TogetherTie
 
 GM = "GM"

@@ -7,7 +7,7 @@ set (which refuses what the state cannot take, with the reason), and stores it t
 
 ``[[undo]]`` takes back the thread's last trikus change (a test, a round, a GM edit,
 an opening or a declaration: each tag noted in the thread's ``steps``) with the core's
-one mechanism for it, :func:`referee.corrections.void_roll`: every field that tag
+one mechanism for it, :func:`referee.resolve.corrections.void_roll`: every field that tag
 wrote goes back, the undone roll stays in the ledger marked void, and the undo is a
 ledger row of its own. Undo again to go further back.
 """
@@ -17,11 +17,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from referee.corrections import is_void, void_roll
-from referee.dice import DiceSource
-from referee.errors import Forbidden, RuleViolation
-from referee.resolve import Context, require_control
-from referee.system import Resolution
+from referee.base.dice import DiceSource
+from referee.base.errors import Forbidden, RuleViolation
+from referee.resolve.corrections import is_void, void_roll
+from referee.system import Context, Resolution, require_control
 
 from . import resources
 from .handlers import Adjusted, adjusted

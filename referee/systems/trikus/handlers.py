@@ -21,11 +21,10 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from referee.dice import DiceSource, RecordingDice
-from referee.errors import Forbidden, RuleViolation
-from referee.resolve import Context, require_control, require_gm
-from referee.system import Resolution
-from referee.verdicts import Change as VerdictChange
+from referee.base.dice import DiceSource, RecordingDice
+from referee.base.errors import Forbidden, RuleViolation
+from referee.system import Change as VerdictChange
+from referee.system import Context, Resolution, require_control, require_gm
 
 from .changes import Change, apply
 from .combat import Blow, RoundResult, resolve_round, start_fight

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from referee.dice import DiceSource
+from referee.base.dice import DiceSource
 from referee.system import OddsCase
 
 from .duel import DieKind, Entrant, PairEnd, play

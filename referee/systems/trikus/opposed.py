@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation
+from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.systems.trikus.changes import Change, ChangeKind, line_change
 from referee.systems.trikus.duel import (
     Boom,

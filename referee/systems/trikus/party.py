@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from referee.resolve import Context
+from referee.system import Context
 
 from .application import TrikusSheet
 from .state import STATE_VERSION, Fight, Party

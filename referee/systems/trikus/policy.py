@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from referee.english import with_article
-from referee.errors import RuleViolation, TagError
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.base.english import with_article
+from referee.base.errors import RuleViolation, TagError
+from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.systems.trikus.duel import DieKind, Entrant
 from referee.systems.trikus.rulings import CatastropheMaster, Consent, LossOrder, Rulings
 from referee.systems.trikus.state import Character, Item, Status, Tier, Trait
@@ -57,7 +57,7 @@ def parse_policy(text: str, limits: Limits = DEFAULT_LIMITS) -> Policy:
     >>> parse_policy("morale=x")
     Traceback (most recent call last):
     ...
-    referee.errors.TagError: morale needs a whole number, not 'x'.
+    referee.base.errors.TagError: morale needs a whole number, not 'x'.
     """
     if len(text) > limits.max_tag_chars:
         raise TagError(f"A declaration is at most {limits.max_tag_chars} characters.", USAGE)

@@ -23,7 +23,7 @@ What differs from a test against the GM:
 
 Dice order: each throw the second player's die first (the GM's place), then the first's.
 
->>> from referee.dice import FixedDice
+>>> from referee.base.dice import FixedDice
 >>> from referee.systems.trikus.state import Party, new_character
 >>> def pc(name, tier, sides):
 ...     return new_character({"name": name, "player": name, "tier": tier,
@@ -41,9 +41,9 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation
+from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.systems.trikus.changes import Change, ChangeKind
 from referee.systems.trikus.duel import GM, DieKind, Entrant, PairEnd, play
 from referee.systems.trikus.odds import OddsTooCostly, end_chances

@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from referee.english import with_article
-from referee.errors import RuleViolation
+from referee.base.english import with_article
+from referee.base.errors import RuleViolation
 from referee.systems.trikus.changes import Change, ChangeKind, apply, line_change
 from referee.systems.trikus.rulings import CatastropheLine, Rulings
 from referee.systems.trikus.state import Character, Item, LineStatus, Party, Status, Tier, Trait

@@ -132,7 +132,7 @@ class Rulings:
         >>> Rulings.from_mapping({"dead_tie": "player", "loss": "owner"})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        referee.errors.ConfigError: The trikus rulings in config.toml have 2 problems:
+        referee.base.errors.ConfigError: The trikus rulings in config.toml have 2 problems:
         - dead_tie = 'player': allowed values are "gm", "none".
         - 'loss' is not a ruling; the trikus rulings are dead_tie, together_tie, ...
         """

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from referee.english import with_article
-from referee.errors import RuleViolation, StoreError, UnknownName
-from referee.limits import DEFAULT_LIMITS, Limits
+from referee.base.english import with_article
+from referee.base.errors import RuleViolation, StoreError, UnknownName
+from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.systems.changes import find_name
 from referee.systems.validation import check_version, problems_message
 
@@ -371,7 +371,7 @@ def new_character(sheet: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> 
     >>> new_character({"name": "", "tier": "jedi", "allies": "R2"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    referee.errors.RuleViolation: This trikus character has 4 problems:
+    referee.base.errors.RuleViolation: This trikus character has 4 problems:
     - the name is empty; give the character a name.
     - the player (the owner's user name) is missing.
     - tier 'jedi' is not a tier; choose beginner, advanced or master.

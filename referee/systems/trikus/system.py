@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from referee.campaign import SeedsCharacters
-from referee.resolve import Context
-from referee.system import CampaignFiles, ExampleCampaign, OddsCase, Verb
+from referee.pipeline.campaign import SeedsCharacters
+from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb
 
 from . import edits, handlers, tags
 from .application import TrikusSheet

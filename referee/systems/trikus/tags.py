@@ -12,7 +12,7 @@ Forms (a character's name may have spaces; the campaign's names are known)::
     master Darth Vex   fall Kara   advance Kara   sacrifice [Kara, Zuzia]   renew Kara Medpac
 
 A declaration's words are those of §3.6 (:data:`.policy.USAGE`). Anything unreadable
-raises :class:`~referee.errors.TagError` with the verb's form.
+raises :class:`~referee.base.errors.TagError` with the verb's form.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from referee.errors import TagError
-from referee.tags import ParseContext, known_prefix, name_argument, shorten
+from referee.base.errors import TagError
+from referee.read.tags import known_prefix, name_argument, shorten
+from referee.system import ParseContext
 
 from .policy import USAGE as POLICY_WORDS
 from .policy import Policy, parse_policy

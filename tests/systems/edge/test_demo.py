@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.campaign import Campaign
 from referee.cli import main
+from referee.pipeline.campaign import Campaign
 from referee.systems.edge.system import SYSTEM
 from referee.testing.demos import (
     DEMOS,

@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from referee.dice import FixedDice
-from referee.errors import RuleViolation, UnknownName
+from referee.base.dice import FixedDice
+from referee.base.errors import RuleViolation, UnknownName
 from referee.systems.changes import Change, apply_changes
 from referee.systems.edge.bands import Band
 from referee.systems.edge.moves import (

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from referee.dice import FixedDice, SeededDice
+from referee.base.dice import FixedDice, SeededDice
 from referee.systems.edge.bands import Band
 from referee.systems.edge.moves import Actor, MoveRequest, Table, resolve_move
 from referee.systems.edge.odds import band_odds, use_chance

@@ -8,8 +8,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.dice import SeededDice
-from referee.errors import UserError
+from referee.base.dice import SeededDice
+from referee.base.errors import UserError
 from referee.systems.changes import apply_changes
 from referee.systems.edge.bands import BAND_ORDER, band_of
 from referee.systems.edge.moves import Actor, MoveRequest, Table, resolve_move, settle

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.errors import ConfigError
+from referee.base.errors import ConfigError
 from referee.systems.edge.rulings import EdgeRaise, EdgeRulings, EdgeUse, Policy
 
 

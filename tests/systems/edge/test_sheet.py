@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from referee.errors import ConfigError, RuleViolation, StoreError
+from referee.base.errors import ConfigError, RuleViolation, StoreError
 from referee.systems.edge.rulings import Policy
 from referee.systems.edge.sheet import (
     Sheet,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.errors import Forbidden, RuleViolation, UnknownName
+from referee.base.errors import Forbidden, RuleViolation, UnknownName
 from referee.systems.changes import Change, apply_changes
 from referee.systems.edge.rulings import EdgeRaise, EdgeRulings, Policy
 from referee.systems.edge.sheet import Sheet, State, StatLists

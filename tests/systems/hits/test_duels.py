@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from referee.dice import FixedDice
-from referee.errors import RuleViolation, UnknownName
+from referee.base.dice import FixedDice
+from referee.base.errors import RuleViolation, UnknownName
 from referee.systems.hits.duels import (
     DuelBook,
     DuelStatus,

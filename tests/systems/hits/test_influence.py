@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from referee.dice import FixedDice
-from referee.errors import RuleViolation
+from referee.base.dice import FixedDice
+from referee.base.errors import RuleViolation
 from referee.systems.hits.influence import all_in, become_legend, duel_cost, leave, spend
 from referee.systems.hits.rolls import Outcome, PoolSpec, roll_level
 from referee.systems.hits.scene import (

@@ -7,7 +7,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from referee.dice import SeededDice
+from referee.base.dice import SeededDice
 from referee.systems.hits.odds import (
     at_least,
     group_odds,

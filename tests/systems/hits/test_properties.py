@@ -7,8 +7,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.dice import SeededDice
-from referee.errors import UserError
+from referee.base.dice import SeededDice
+from referee.base.errors import UserError
 from referee.systems.hits import duels, influence, odds, rolls, scene, stress, xp
 from referee.systems.hits.rulings import Rulings
 from referee.systems.hits.sheet import (

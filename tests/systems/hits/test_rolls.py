@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from referee.dice import FixedDice
-from referee.errors import RuleViolation
+from referee.base.dice import FixedDice
+from referee.base.errors import RuleViolation
 from referee.systems.hits.rolls import (
     Outcome,
     PoolSpec,

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from referee.errors import RuleViolation, UnknownName
+from referee.base.errors import RuleViolation, UnknownName
 from referee.systems.hits.scene import (
     CampaignClock,
     Mode,

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from referee.errors import RuleViolation
+from referee.base.errors import RuleViolation
 from referee.systems.hits.rulings import Rulings
 from referee.systems.hits.sheet import (
     Attribute,

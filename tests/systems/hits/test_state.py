@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from referee.dice import FixedDice
-from referee.errors import RuleViolation
+from referee.base.dice import FixedDice
+from referee.base.errors import RuleViolation
 from referee.systems.hits.duels import DuelBook, declare_duel, resolve_duel
 from referee.systems.hits.scene import CampaignClock, Mode, create_timer, start_chapter, start_scene
 from referee.systems.hits.sheet import Attribute, new_character

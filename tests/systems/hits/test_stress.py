@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from referee.errors import RuleViolation
+from referee.base.errors import RuleViolation
 from referee.systems.changes import Change, apply_changes
 from referee.systems.hits.rulings import Rulings
 from referee.systems.hits.scene import Mode

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from referee.campaign import Campaign, load_config
-from referee.errors import Forbidden, UserError
-from referee.forum import Post
-from referee.pipeline import Referee
-from referee.systems import installed_systems, load_system
+from referee.base.errors import Forbidden, UserError
+from referee.base.posts import Post
+from referee.pipeline.campaign import Campaign, load_config
+from referee.pipeline.flow import Referee
+from referee.system import installed_systems, load_system
 from referee.systems.hits.rolls import Outcome
 from referee.systems.hits.system import SYSTEM
 from referee.testing.campaign import make_campaign

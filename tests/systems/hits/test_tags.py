@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.campaign import Campaign
-from referee.dice import SeededDice
-from referee.errors import UserError
+from referee.base.dice import SeededDice
+from referee.base.errors import UserError
+from referee.pipeline.campaign import Campaign
 from referee.systems.hits.system import SYSTEM
 from referee.testing.campaign import make_campaign
 from referee.testing.resolving import resolve_tag, tag_context

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from referee.dice import FixedDice
-from referee.errors import RuleViolation
+from referee.base.dice import FixedDice
+from referee.base.errors import RuleViolation
 from referee.systems.changes import Change, apply_changes
 from referee.systems.pool.contests import (
     Contest,
@@ -307,7 +307,7 @@ def test_tasks_and_contests_round_trip_through_json() -> None:
     """to_dict and from_dict give back equal tasks and contests, and refuse other versions."""
     import json
 
-    from referee.errors import StoreError
+    from referee.base.errors import StoreError
 
     task = Task("dig", 9, 3, True, ("Kara", "Dax"), 4, 2, ("Kara",), {"Kara": 4}, Status.OPEN)
     contest = Contest("race", ("Kara", "Dax"), 5, (1, 2), 3)

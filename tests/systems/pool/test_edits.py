@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.errors import Forbidden, RuleViolation
+from referee.base.errors import Forbidden, RuleViolation
 from referee.systems.changes import Change, apply_changes
 from referee.systems.pool.edits import edit_state, edit_traits
 from referee.systems.pool.sheet import Sheet, State, TraitLists

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from referee.dice import FixedDice, SeededDice
+from referee.base.dice import FixedDice, SeededDice
 from referee.systems.pool.odds import BOTCH, at_least, band_chance, compare, net_distribution
 from referee.systems.pool.rolls import Outcome, PoolSpec, RollRequest, Table, plan_roll, roll_plan
 from referee.systems.pool.rulings import PoolRulings

@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from referee.dice import FixedDice
-from referee.errors import RuleViolation, TagError, UnknownName
+from referee.base.dice import FixedDice
+from referee.base.errors import RuleViolation, TagError, UnknownName
 from referee.systems.changes import Change, apply_changes
 from referee.systems.pool.rolls import (
     Actor,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from referee.errors import ConfigError, RuleViolation, StoreError
+from referee.base.errors import ConfigError, RuleViolation, StoreError
 from referee.systems.pool.sheet import (
     DEFAULT_ABILITIES,
     DEFAULT_ATTRIBUTES,

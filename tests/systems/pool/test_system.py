@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from referee.campaign import Campaign
-from referee.errors import ConfigError, Forbidden, RuleViolation, UserError
-from referee.systems import installed_systems, load_system
+from referee.base.errors import ConfigError, Forbidden, RuleViolation, UserError
+from referee.pipeline.campaign import Campaign
+from referee.read.tags import RollDice
+from referee.system import installed_systems, load_system
 from referee.systems.pool.rolls import Outcome
 from referee.systems.pool.system import SYSTEM, read_rulings
-from referee.tags import RollDice
 from referee.testing.campaign import make_campaign
 from referee.testing.conformance import check_system
 from referee.testing.resolving import resolve_tag, tag_context

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.dice import SeededDice
-from referee.errors import TagError, UserError
+from referee.base.dice import SeededDice
+from referee.base.errors import TagError, UserError
+from referee.system import ParseContext
 from referee.systems.pool.rolls import Outcome
 from referee.systems.pool.system import SYSTEM
 from referee.systems.pool.tags import ROLL_USAGE, parse_roll
-from referee.tags import ParseContext
 from referee.testing.campaign import make_campaign
 from referee.testing.resolving import resolve_tag, tag_context
 

@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import given
 
-from referee.errors import UserError
+from referee.base.errors import UserError
 from referee.systems.stepped.application import parse_sheet
 from referee.testing.hostile import sheet_texts
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from referee.campaign import character_key
-from referee.dice import FixedDice
-from referee.errors import ConfigError, RuleViolation
-from referee.resolve import Context
+from referee.base.dice import FixedDice
+from referee.base.errors import ConfigError, RuleViolation
+from referee.store.entries import character_key
+from referee.system import Context
 from referee.systems.stepped import vehicles
 from referee.systems.stepped.system import SYSTEM
 from referee.systems.stepped.verbs import VehicleStat

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from referee.dice import FixedDice, SeededDice
+from referee.base.dice import FixedDice, SeededDice
 from referee.systems.stepped import (
     Character,
     CriticalWhen,

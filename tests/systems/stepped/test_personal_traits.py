@@ -6,12 +6,12 @@ from fractions import Fraction
 
 import pytest
 
+from referee.base.dice import FixedDice
+from referee.base.errors import UserError
+from referee.base.markdown import escape_markdown
+from referee.base.posts import Post
 from referee.cli import main
-from referee.dice import FixedDice
-from referee.errors import UserError
-from referee.forum import Post
-from referee.pipeline import Referee
-from referee.render import escape_markdown
+from referee.pipeline.flow import Referee
 from referee.systems.stepped import (
     Character,
     Kind,

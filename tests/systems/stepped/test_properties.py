@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.dice import SeededDice
-from referee.errors import UserError
+from referee.base.dice import SeededDice
+from referee.base.errors import UserError
 from referee.systems.stepped import (
     LADDER,
     Background,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.campaign import store_entry
-from referee.render import escape_markdown
-from referee.roster import RosterRenderer
+from referee.base.markdown import escape_markdown
+from referee.render.roster import RosterRenderer
+from referee.store.entries import store_entry
 from referee.systems import stepped
 from referee.systems.stepped.roster import roster_view
 from referee.systems.stepped.system import SYSTEM

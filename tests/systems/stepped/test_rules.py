@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.dice import FixedDice
-from referee.errors import ConfigError, RuleViolation, UnknownName
+from referee.base.dice import FixedDice
+from referee.base.errors import ConfigError, RuleViolation, UnknownName
 from referee.systems.stepped import (
     BUDGETS,
     LADDER,

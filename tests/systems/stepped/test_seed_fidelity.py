@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from referee.dice import FixedDice
-from referee.forum import Post
-from referee.pipeline import Session, verdict_for
-from referee.tags import ParseContext, Tag
+from referee.base.dice import FixedDice
+from referee.base.posts import Post
+from referee.pipeline.session import Session
+from referee.pipeline.tag import verdict_for
+from referee.read.tags import Tag
+from referee.resolve.verdicts import Verdict
+from referee.system import ParseContext
 from referee.testing import sheet
-from referee.verdicts import Verdict
 
 FORCE = {
     "name": "Force",

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from referee.errors import UserError
+from referee.base.errors import UserError
 from referee.systems.stepped import (
     Background,
     Character,

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from referee.forum import Post
-from referee.pipeline import Referee
+from referee.base.posts import Post
+from referee.pipeline.flow import Referee
 from referee.testing import sheet
 
 SHEETS = [

@@ -8,14 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.errors import TagError
-from referee.limits import Limits
+from referee.base.errors import TagError
+from referee.base.limits import Limits
 from referee.notation import parse_expression
-from referee.resolve import verbs_for
+from referee.read.tags import RollDice
+from referee.read.tags import parse_tag as parse_with
+from referee.resolve.dispatch import verbs_for
+from referee.system import ParseContext
 from referee.systems.stepped.system import SYSTEM
 from referee.systems.stepped.verbs import Attack, Cast, RollInitiative, RollStat
-from referee.tags import ParseContext, RollDice
-from referee.tags import parse_tag as parse_with
 from referee.testing.demos import every_verb
 from referee.testing.hostile import tag_texts
 

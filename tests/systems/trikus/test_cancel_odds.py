@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 
-from referee.dice import SeededDice
+from referee.base.dice import SeededDice
 from referee.systems.trikus import opposed
 from referee.systems.trikus.changes import Change, ChangeKind, apply
 from referee.systems.trikus.duel import SIDES, DieKind, Entrant, play

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from referee.dice import FixedDice
-from referee.errors import RuleViolation
+from referee.base.dice import FixedDice
+from referee.base.errors import RuleViolation
 from referee.systems.trikus import combat
 from referee.systems.trikus.changes import Change, ChangeKind, apply
 from referee.systems.trikus.combat import Blow, start_fight

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from referee.forum import Post
-from referee.ledger import verify
-from referee.pipeline import Referee
+from referee.base.posts import Post
+from referee.pipeline.flow import Referee
+from referee.store.ledger import verify
 
 from .test_system import party_sheets
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from referee.campaign import Campaign
-from referee.errors import Forbidden, RuleViolation
+from referee.base.errors import Forbidden, RuleViolation
+from referee.pipeline.campaign import Campaign
 from referee.systems.trikus.resources import Outcome
 
 from .test_system import lines, outcomes, party_sheets, state, tag

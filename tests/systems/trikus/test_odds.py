@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.dice import SeededDice
+from referee.base.dice import SeededDice
 from referee.systems.trikus.duel import DieKind, Entrant, PairEnd, play
 from referee.systems.trikus.odds import OddsTooCostly, end_chances, joint_ends, success_chances
 from referee.systems.trikus.rulings import Consent, DeadTie, Rulings, TogetherTie

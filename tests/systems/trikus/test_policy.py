@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from referee.errors import TagError
-from referee.limits import DEFAULT_LIMITS
+from referee.base.errors import TagError
+from referee.base.limits import DEFAULT_LIMITS
 from referee.systems.trikus.policy import parse_policy
 
 

@@ -7,8 +7,8 @@ import os
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.dice import SeededDice
-from referee.errors import UserError
+from referee.base.dice import SeededDice
+from referee.base.errors import UserError
 from referee.systems.trikus.changes import Change, ChangeKind, apply
 from referee.systems.trikus.combat import resolve_round, start_fight
 from referee.systems.trikus.opposed import resolve_test

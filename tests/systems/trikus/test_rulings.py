@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.errors import ConfigError
+from referee.base.errors import ConfigError
 from referee.systems.trikus.rulings import (
     CatastropheLine,
     Consent,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from referee.errors import RuleViolation, StoreError
+from referee.base.errors import RuleViolation, StoreError
 from referee.systems.trikus.changes import Change, ChangeKind, apply
 from referee.systems.trikus.combat import start_fight
 from referee.systems.trikus.state import (

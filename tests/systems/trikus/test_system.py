@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from referee.campaign import Campaign
-from referee.errors import Forbidden, RuleViolation, UserError
-from referee.systems import installed_systems, load_system
+from referee.base.errors import Forbidden, RuleViolation, UserError
+from referee.pipeline.campaign import Campaign
+from referee.system import installed_systems, load_system
 from referee.systems.trikus.resources import Outcome
 from referee.systems.trikus.system import SYSTEM
 from referee.testing.campaign import make_campaign

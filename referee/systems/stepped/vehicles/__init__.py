@@ -6,8 +6,8 @@ Split by topic: :mod:`.crafts` (crafts, parameters, sheets), :mod:`.scale` (R-12
 
 Pure functions over frozen values, like :mod:`referee.systems.stepped`, whose wild-die
 machinery every roll here goes through. Randomness comes in as a
-:class:`~referee.dice.DiceSource`; dice are drawn in a fixed order so a worked example
-replays with :class:`~referee.dice.FixedDice`:
+:class:`~referee.base.dice.DiceSource`; dice are drawn in a fixed order so a worked example
+replays with :class:`~referee.base.dice.FixedDice`:
 
 * a roll draws its parameter (or trait) dice, then the wild d6 if it has one (R-11:
   the wild die works on the faces), then one ordinal d10 per die if the scale table
@@ -20,7 +20,7 @@ for d4-d10, and multiplies the die by the d10 (1-10) for d12 and d20 (R-10)::
     Vehicle + pilot --plan--> (dice, wild?, modifiers) + ordinal? --dice--> ScaledRoll
                                         \\--odds--> exact chance (odds)
 
->>> from referee.dice import FixedDice
+>>> from referee.base.dice import FixedDice
 >>> walker = Vehicle("Walker", Craft.VEHICLE, Size.HEAVY, {Param.WEAPON: 12,
 ...     Param.SPEED: 4, Param.ARMOUR: 12, Param.SENSORS: 8})
 >>> roll = stat_roll(Crewed(walker), Param.ARMOUR, example_rules(), FixedDice([7, 4])).roll

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation
 
 from ..combat import (
     DEFENCE_STATS,
@@ -117,7 +117,7 @@ def attack(
     hit, defence, damage, armour.
 
     >>> from referee.systems.stepped.vehicles import Craft, Size, Vehicle, example_rules
-    >>> from referee.dice import FixedDice
+    >>> from referee.base.dice import FixedDice
     >>> tank = Crewed(Vehicle("Tank", Craft.VEHICLE, Size.HEAVY, {Param.WEAPON: 8,
     ...     Param.SPEED: 4, Param.ARMOUR: 10, Param.SENSORS: 6}))
     >>> bike = Crewed(Vehicle("Bike", Craft.VEHICLE, Size.LIGHT, {Param.WEAPON: 6,

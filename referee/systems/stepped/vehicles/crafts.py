@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from referee.errors import UnknownName, UserError
+from referee.base.errors import UnknownName, UserError
 
 from ..sheet import SheetReader
 from ..traits import LADDER, Character, Stat
@@ -128,7 +128,7 @@ def parse_param(word: str, craft: Craft | None = None) -> Param:
     >>> parse_param("shields")
     Traceback (most recent call last):
     ...
-    referee.errors.UnknownName: 'shields' is not a parameter; the parameters are weapon, \
+    referee.base.errors.UnknownName: 'shields' is not a parameter; the parameters are weapon, \
 speed (or acceleration), armour and sensors.
     """
     param = PARAM_WORDS.get(" ".join(word.split()).casefold())
@@ -302,7 +302,7 @@ def vehicle_from_record(record: Mapping[str, Any]) -> Vehicle:
     >>> vehicle_from_record({"name": "Bike", "class": "huge", "speed": 3})
     Traceback (most recent call last):
     ...
-    referee.errors.UserError: The vehicle sheet has 3 problems:
+    referee.base.errors.UserError: The vehicle sheet has 3 problems:
     - craft is missing; it is one of vehicle or ship.
     - class 'huge' is not one of light, medium or heavy.
     - speed = 3: write Speed as a die (d4, d6, d8, d10, d12 or d20), or 0 to use the pilot's.

@@ -29,7 +29,7 @@ from fractions import Fraction
 from functools import lru_cache
 from math import prod
 
-from referee.dice import FixedDice
+from referee.base.dice import FixedDice
 
 from .. import odds as stepped_odds
 from ..rulings import Rulings

@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from fractions import Fraction
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation, UnknownName
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation, UnknownName
 
 from ..rolls import (
     DieRoll,
@@ -322,7 +322,7 @@ def stat_roll(
     """Roll one parameter; against nobody it reads the scale as against its own kind.
 
     >>> from referee.systems.stepped.vehicles import Craft, Size, example_rules
-    >>> from referee.dice import FixedDice
+    >>> from referee.base.dice import FixedDice
     >>> bike = Vehicle("Bike", Craft.VEHICLE, Size.LIGHT, {Param.SPEED: 4}, named=True)
     >>> roll = stat_roll(Crewed(bike), Param.SPEED, example_rules(), FixedDice([2, 5, 10])).roll
     >>> roll.parts[0].face, roll.parts[0].reading, roll.total  # wild 5, then d10 10 reads 0
@@ -372,7 +372,7 @@ def initiative(
     """Vehicles and ships roll Sensors, characters Perception; highest first, ties together.
 
     >>> from referee.systems.stepped.vehicles import Craft, Size, example_rules
-    >>> from referee.dice import FixedDice
+    >>> from referee.base.dice import FixedDice
     >>> tank = Crewed(Vehicle("Tank", Craft.VEHICLE, Size.HEAVY, {Param.SENSORS: 6}))
     >>> bike = Crewed(Vehicle("Bike", Craft.VEHICLE, Size.LIGHT, {Param.SENSORS: 4}))
     >>> initiative([tank, bike], example_rules(), FixedDice([2, 3, 3, 5])).groups

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from referee.errors import ConfigError
+from referee.base.errors import ConfigError
 
 from ..rulings import Rules, Rulings, is_whole_number
 from ..traits import Character
@@ -68,7 +68,7 @@ def read_scale(
     >>> read_scale({"tank": {}}, Scale())  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    referee.errors.ConfigError: data/scale.toml has problems:
+    referee.base.errors.ConfigError: data/scale.toml has problems:
     - [tank] is not a kind; the kinds are infantry, light_vehicle, ...
     """
     problems: list[str] = []

@@ -18,18 +18,20 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
-from referee.dice import DiceSource
-from referee.errors import RuleViolation, TagError, UserError
-from referee.resolve import Context, require_control
+from referee.base.dice import DiceSource
+from referee.base.errors import RuleViolation, TagError, UserError
+from referee.read.tags import known_prefix, name_argument, trailing_modifiers
 from referee.system import (
     CampaignFiles,
+    Context,
     ExampleCampaign,
     OddsCase,
+    ParseContext,
     Resolution,
     Verb,
+    require_control,
 )
 from referee.systems.options import read_options
-from referee.tags import ParseContext, known_prefix, name_argument, trailing_modifiers
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import itertools
 from collections import Counter
 from fractions import Fraction
 
-from referee.dice import FixedDice, SeededDice
+from referee.base.dice import FixedDice, SeededDice
 from referee.systems.stepped import Rulings
 from referee.systems.stepped.vehicles import (
     Craft,

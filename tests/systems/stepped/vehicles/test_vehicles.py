@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.dice import FixedDice
-from referee.errors import ConfigError, RuleViolation, UnknownName, UserError
+from referee.base.dice import FixedDice
+from referee.base.errors import ConfigError, RuleViolation, UnknownName, UserError
 from referee.systems.stepped import AttackKind, Character, Kind, Location, Stat, Weapon, WeaponKind
 from referee.systems.stepped.vehicles import (
     Craft,

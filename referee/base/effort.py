@@ -1,0 +1,85 @@
+"""Step budgets for the work a player's text can cause, counted in steps, never timed.
+
+Reading a tag is linear in its length, but the help around it is a search: the
+nearest dice notation to an unreadable roll, the verb or name a slip was meant to be,
+the words of a label. Each search spends steps from an :class:`Effort` with a budget
+set in :class:`~referee.base.limits.Limits`; past it the search gives up and the reply says
+the plain thing (what could not be read and the right form), never a worse error.
+
+Every search of one tag also spends from the tag's own meter, which the pipeline opens
+around the tag (:func:`metered`), and every tag of one post from the post's. So the
+work one tag may cause, and one post, is bounded however the searches nest, and a test
+can read what a tag spent (:attr:`Effort.spent`) instead of timing it.
+
+>>> with metered(100) as tag:
+...     search = Effort(30)
+...     search.spend(20), search.spend(20), tag.spent
+(True, False, 20)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+__all__ = ["Effort", "current", "metered"]
+
+
+class Effort:
+    """Steps spent against a budget, and against every enclosing meter's budget.
+
+    An effort made inside :func:`metered` spends from the open meter too, so a search
+    stops as soon as either its own budget or the tag's (or the post's) is spent.
+    """
+
+    __slots__ = ("budget", "parent", "spent")
+
+    def __init__(self, budget: int, parent: Effort | None = None) -> None:
+        self.budget = budget
+        self.spent = 0
+        self.parent = _CURRENT.get() if parent is None else parent
+
+    @property
+    def left(self) -> int:
+        """Steps this effort may still spend, its meters' budgets included."""
+        left = self.budget - self.spent
+        return left if self.parent is None else min(left, self.parent.left)
+
+    def spend(self, steps: int) -> bool:
+        """Spend ``steps`` if every budget allows them; False (nothing spent) if not.
+
+        A search that is told False gives up: it keeps what it found so far, if
+        anything, and does no more work.
+        """
+        if steps > self.left:
+            self.spent = self.budget  # spent out: later asks fail at once
+            return False
+        self.spent += steps
+        if self.parent is not None:
+            self.parent._charge(steps)
+        return True
+
+    def _charge(self, steps: int) -> None:
+        self.spent += steps
+        if self.parent is not None:
+            self.parent._charge(steps)
+
+
+_CURRENT: ContextVar[Effort | None] = ContextVar("referee_effort", default=None)
+
+
+def current() -> Effort | None:
+    """The innermost open meter (a tag's, a post's), or None outside the pipeline."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def metered(budget: int) -> Iterator[Effort]:
+    """Open a meter of ``budget`` steps for what runs inside (a post, one of its tags)."""
+    meter = Effort(budget)
+    token = _CURRENT.set(meter)
+    try:
+        yield meter
+    finally:
+        _CURRENT.reset(token)

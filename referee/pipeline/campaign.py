@@ -1,0 +1,491 @@
+"""A campaign on disk: config.toml, its secret, its dice system, rules and store.
+
+This is the adapter between files and the pure rules. :func:`load_config` reads and
+checks ``config.toml`` (every problem reported at once, each saying how to fix it);
+:class:`Campaign` finds the campaign's dice system in the registry
+(:mod:`referee.systems`), builds its rules value and opens the store, which the
+system fills from the sheets shipped in the data folder on first use.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+import os
+import secrets
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.base.dice import commitment
+from referee.base.errors import ConfigError, UserError
+from referee.resolve.tracker import NEXT_BY
+from referee.store.entries import character_key, store_entry
+from referee.store.store import Store
+from referee.system import CampaignFiles, SheetFormat, System
+from referee.system.registry import installed_systems, load_system
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+CONFIG_NAME = "config.toml"
+STORE_NAME = "store.json"
+
+
+@dataclass(frozen=True)
+class RedditConfig:
+    """The live worker's settings; credentials stay in praw.ini or the environment."""
+
+    site: str = "referee"  # the praw.ini section holding the bot's credentials
+    subreddits: tuple[str, ...] = ()
+    threads: tuple[str, ...] = ()  # submission ids or addresses to watch besides subreddits
+    poll_seconds: int = 60  # the idle interval: a post is answered within it, even after quiet
+    active_poll_seconds: float = 5.0  # the interval while a tagged post is recent
+    budget_share: float = 0.6  # the share of Reddit's 100 requests a minute the bot may use
+    oauth_url: str = ""  # set only to run against a Reddit-compatible test server
+    reddit_url: str = ""
+    user_agent: str = "referee play-by-post dice referee"
+    wiki_page: str = ""  # publish the roster here; empty means never
+    timeout: float = 16.0  # seconds before a request to Reddit is given up
+    submissions_every: int = 2  # read r/…/new every Nth poll interval (at least every poll_seconds)
+    moderators_refresh_hours: float = 6.0  # re-read each subreddit's moderators (the GMs)
+    inbox_every: int = 3  # read the inbox (secret rolls) every Nth poll interval; 0: never
+    edits_every: int = 5  # re-read recent refereed posts for edits every Nth; 0: never
+    gm_wiki_page: str = ""  # the GMs' full roster (moderators only); empty means never
+
+
+@dataclass(frozen=True)
+class Config:
+    """A checked config.toml; paths are absolute."""
+
+    path: Path
+    name: str = "Unnamed campaign"
+    system: str = "stepped"
+    data_dir: Path = Path("data")
+    templates_dir: Path = Path("templates")
+    races_file: Path = Path("data/races.toml")
+    scale_file: Path = Path("data/scale.toml")
+    secret_env: str = "REFEREE_SECRET"
+    secret_file: Path | None = None
+    secret_create: bool = False
+    secret_sha256: str = ""
+    rulings: Mapping[str, Any] = field(default_factory=dict)
+    gms: tuple[str, ...] = ()
+    reddit: RedditConfig = RedditConfig()
+    npc_stats: str = "shown"  # [roster] npc_stats: whether players see the stats of NPCs
+    next_by: str = "turn"  # [initiative] next_by: who besides a GM may write [[next]]
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent
+
+    @property
+    def store_path(self) -> Path:
+        return self.data_dir / STORE_NAME
+
+
+def find_config(campaign_dir: Path | None = None) -> Path:
+    """The config.toml of ``campaign_dir``, or of the working folder or its parents."""
+    if campaign_dir is not None:
+        path = campaign_dir / CONFIG_NAME
+        if not path.is_file():
+            raise ConfigError(
+                f"No {CONFIG_NAME} in {campaign_dir}. Point --campaign at the folder that "
+                f"holds your campaign's {CONFIG_NAME}, or make a campaign there with "
+                f"`referee new {campaign_dir} --system NAME` (`referee systems` lists them)."
+            )
+        return path.resolve()
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder / CONFIG_NAME
+    raise ConfigError(
+        f"No {CONFIG_NAME} here or in any parent folder. Run referee from your campaign's "
+        f"folder, or give --campaign DIR; to start a campaign, `referee new DIR --system "
+        f"NAME` makes one (`referee systems` lists the systems)."
+    )
+
+
+_SECTIONS: dict[str, set[str]] = {
+    "campaign": {"name", "system", "data_dir", "templates_dir", "races", "scale", "gms"},
+    "secret": {"env", "file", "create_if_missing", "sha256"},
+    "rulings": set(),  # checked by the rules module itself
+    "roster": {"npc_stats"},
+    "initiative": {"next_by"},
+    "reddit": {
+        "site",
+        "subreddits",
+        "threads",
+        "poll_seconds",
+        "active_poll_seconds",
+        "budget_share",
+        "oauth_url",
+        "reddit_url",
+        "user_agent",
+        "wiki_page",
+        "timeout",
+        "submissions_every",
+        "moderators_refresh_hours",
+        "inbox_every",
+        "edits_every",
+        "gm_wiki_page",
+    },
+}
+
+NPC_STATS = ("shown", "hidden")
+
+
+def _strings(value: Any, key: str, problems: list[str]) -> tuple[str, ...]:
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    problems.append(f'{key} must be a list of strings, like ["a", "b"].')
+    return ()
+
+
+def load_config(path: Path) -> Config:
+    """Read and check config.toml; raise ConfigError listing every problem."""
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"Cannot read {path}: {error}.") from error
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}. Fix that line.") from error
+    problems: list[str] = []
+    for section, value in document.items():
+        if section not in _SECTIONS:
+            problems.append(
+                f"Unknown section [{section}]; the sections are "
+                f"{', '.join('[' + name + ']' for name in _SECTIONS)}."
+            )
+        elif not isinstance(value, dict):
+            problems.append(f"[{section}] must be a table.")
+        elif _SECTIONS[section]:
+            for key in value:
+                if key not in _SECTIONS[section]:
+                    problems.append(
+                        f"Unknown key {key!r} in [{section}]; known keys: "
+                        f"{', '.join(sorted(_SECTIONS[section]))}."
+                    )
+    campaign = document.get("campaign", {})
+    secret = document.get("secret", {})
+    reddit = document.get("reddit", {})
+    root = path.parent.resolve()
+
+    def folder(value: Any, default: str) -> Path:
+        return (root / str(value if value is not None else default)).resolve()
+
+    system = str(campaign.get("system", "stepped"))
+    installed = installed_systems()
+    if system not in installed:
+        problems.append(
+            f"system = {system!r} is not installed; the installed systems are "
+            f"{', '.join(installed)}. `referee systems` lists them with their verbs."
+        )
+    gms = _strings(campaign.get("gms", []), "campaign.gms", problems)
+    reddit_config = RedditConfig(
+        site=str(reddit.get("site", "referee")),
+        subreddits=_strings(reddit.get("subreddits", []), "reddit.subreddits", problems),
+        threads=_strings(reddit.get("threads", []), "reddit.threads", problems),
+        poll_seconds=int(reddit.get("poll_seconds", 60)),
+        active_poll_seconds=float(reddit.get("active_poll_seconds", 5.0)),
+        budget_share=float(reddit.get("budget_share", 0.6)),
+        oauth_url=str(reddit.get("oauth_url", "")),
+        reddit_url=str(reddit.get("reddit_url", "")),
+        user_agent=str(reddit.get("user_agent", RedditConfig.user_agent)),
+        wiki_page=str(reddit.get("wiki_page", "")),
+        timeout=float(reddit.get("timeout", 16.0)),
+        submissions_every=int(reddit.get("submissions_every", 2)),
+        moderators_refresh_hours=float(reddit.get("moderators_refresh_hours", 6.0)),
+        inbox_every=int(reddit.get("inbox_every", 3)),
+        edits_every=int(reddit.get("edits_every", 5)),
+        gm_wiki_page=str(reddit.get("gm_wiki_page", "")),
+    )
+    if reddit_config.gm_wiki_page and reddit_config.gm_wiki_page == reddit_config.wiki_page:
+        problems.append(
+            "reddit.gm_wiki_page must differ from reddit.wiki_page: the GMs' page holds what "
+            'players must not see. Try gm_wiki_page = "roster/gm".'
+        )
+    roster = document.get("roster", {})
+    npc_stats = roster.get("npc_stats", "shown") if isinstance(roster, dict) else "shown"
+    if npc_stats not in NPC_STATS:
+        problems.append(
+            f'roster.npc_stats must be "shown" or "hidden", not {npc_stats!r}: whether '
+            "players see the stats of the GM's characters (their names and state are shown "
+            "either way)."
+        )
+    if reddit_config.moderators_refresh_hours <= 0:
+        problems.append(
+            "reddit.moderators_refresh_hours must be more than 0; 6 re-reads the moderators "
+            "four times a day."
+        )
+    for key, least in (("edits_every", 0), ("inbox_every", 0), ("submissions_every", 1)):
+        if getattr(reddit_config, key) < least:
+            problems.append(
+                f"reddit.{key} must be {least} or more: it counts poll intervals between two "
+                f"reads{' (0: never)' if least == 0 else ''}. Reads no longer take a listing's "
+                f"turn, so any number works; the default is {getattr(RedditConfig, key)}."
+            )
+    if reddit_config.poll_seconds < 5:
+        problems.append("reddit.poll_seconds must be at least 5, to respect Reddit's rate limits.")
+    if not 2 <= reddit_config.active_poll_seconds <= max(reddit_config.poll_seconds, 2):
+        problems.append(
+            "reddit.active_poll_seconds must be at least 2 and at most poll_seconds: the "
+            "seconds between reads while the game is active (5 answers within 15 s)."
+        )
+    if not 0.2 <= reddit_config.budget_share <= 1:
+        problems.append(
+            "reddit.budget_share must be from 0.2 to 1: the share of Reddit's 100 requests a "
+            "minute the bot may use (0.6 leaves 40 for other tools of the account)."
+        )
+    initiative = document.get("initiative", {})
+    next_by = str(initiative.get("next_by", "turn")) if isinstance(initiative, dict) else "turn"
+    if next_by not in NEXT_BY:
+        problems.append(
+            f"initiative.next_by = {next_by!r}: write one of {', '.join(map(repr, NEXT_BY))} "
+            '("turn": a GM, or the player whose character has the turn).'
+        )
+    if "secret" in secret or "value" in secret:
+        problems.append("Never put the secret itself in config.toml; use [secret] env or file.")
+    rulings = document.get("rulings", {})
+    if system in installed and isinstance(rulings, dict):
+        try:
+            load_system(system).read_rulings(rulings)
+        except ConfigError as error:
+            problems.append(error.message)
+    elif rulings:
+        problems.append(
+            f"[rulings] ({', '.join(map(str, rulings))}) are the system's; they are checked "
+            "once system names an installed system."
+        )
+    if problems:
+        raise ConfigError(f"{path} has {len(problems)} problem(s):\n- " + "\n- ".join(problems))
+    secret_file = secret.get("file")
+    return Config(
+        path=path.resolve(),
+        name=str(campaign.get("name", "Unnamed campaign")),
+        system=system,
+        data_dir=folder(campaign.get("data_dir"), "data"),
+        templates_dir=folder(campaign.get("templates_dir"), "templates"),
+        races_file=folder(campaign.get("races"), "data/races.toml"),
+        scale_file=folder(campaign.get("scale"), "data/scale.toml"),
+        secret_env=str(secret.get("env", "REFEREE_SECRET")),
+        secret_file=folder(secret_file, "") if secret_file else None,
+        secret_create=bool(secret.get("create_if_missing", False)),
+        secret_sha256=str(secret.get("sha256", "")),
+        rulings=dict(rulings),
+        gms=gms,
+        reddit=reddit_config,
+        npc_stats=str(npc_stats),
+        next_by=next_by,
+    )
+
+
+@dataclass(frozen=True)
+class Secret:
+    """The campaign secret and a word on where it came from (never the value itself)."""
+
+    value: bytes
+    origin: str
+    created: bool = False  # made just now, on a first run
+
+
+def load_secret(config: Config, environ: Mapping[str, str] | None = None) -> Secret:
+    """The secret from the environment variable, else from the file config.toml names."""
+    environ = os.environ if environ is None else environ
+    if environ.get(config.secret_env):
+        return Secret(environ[config.secret_env].encode(), f"${config.secret_env}")
+    if config.secret_file is not None:
+        if config.secret_file.is_file():
+            value = config.secret_file.read_bytes().strip()
+            if not value:
+                raise ConfigError(f"The secret file {config.secret_file} is empty.")
+            return Secret(value, str(config.secret_file))
+        if config.secret_create:
+            config.secret_file.parent.mkdir(parents=True, exist_ok=True)
+            value = secrets.token_hex(32).encode()
+            descriptor = os.open(config.secret_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(value + b"\n")
+            return Secret(value, str(config.secret_file), created=True)
+    where = f" or the file {config.secret_file}" if config.secret_file else ""
+    raise ConfigError(
+        f"No campaign secret: set the environment variable {config.secret_env}{where}. "
+        f'Make one with: python3 -c "import secrets; print(secrets.token_hex(32))" and '
+        f"publish its sha256 (referee verify prints it) before play starts."
+    )
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}.") from error
+
+
+def campaign_files(config: Config) -> CampaignFiles:
+    """What the campaign's system may read: the data folder and the tables config names."""
+    return CampaignFiles(config.data_dir, {"races": config.races_file, "scale": config.scale_file})
+
+
+def load_sheets(path: Path) -> list[dict[str, Any]]:
+    """The ``[[character]]`` records of a sheets file (characters.toml)."""
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}.") from error
+    records = document.get("character", [])
+    if not isinstance(records, list):
+        raise ConfigError(f"{path}: write each sheet as a [[character]] table.")
+    return [dict(record) for record in records]
+
+
+SHEETS_READ = "sheets_read"  # store table: "table:name" -> the sha256 of the sheet as read
+
+
+def seed_table(
+    store: Store,
+    path: Path,
+    section: str,
+    table_name: str,
+    read: Callable[[Mapping[str, Any]], Any],
+    write: Callable[[Any], dict[str, Any]],
+    check: Callable[[Any, Mapping[str, Any]], list[str]],
+) -> None:
+    """Read ``path``'s ``[[section]]`` sheets into a store table (a system's seeding).
+
+    ``read`` turns a sheet into the system's value (raising UserError), ``check`` lists
+    what the rules refuse, ``write`` gives the stored sheet. Every refused sheet is
+    reported at once. A sheet is read once: after that the store is its truth (wounds,
+    approvals), so a sheet added to the file later is read on the next run, and one
+    changed in the file after it was read is refused (ConfigError saying what to do)
+    rather than ignored. ``owner`` and ``approved`` are the campaign's, not the sheet's.
+    """
+    table = store.table(table_name)
+    if not path.is_file():
+        return
+    records = _read_toml(path).get(section, [])
+    if not isinstance(records, list):
+        raise ConfigError(f"{path}: write each sheet as a [[{section}]] table.")
+    read_before = store.table(SHEETS_READ)
+    # A store seeded before sheets were tracked: what its file holds now counts as read.
+    untracked = len(table) > 0 and not any(
+        key.startswith(f"{table_name}:") for key, _ in read_before.items()
+    )
+    problems: list[str] = []
+    changed: list[str] = []
+    for record in records:
+        name = str(record.get("name", "?"))
+        key = f"{table_name}:{character_key(name)}"
+        digest = hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode())
+        seen = {"sha256": digest.hexdigest()}
+        known = read_before.get(key)
+        if known is not None:  # read once: renamed, removed or changed in play since
+            if known != seen:
+                changed.append(name)
+            continue
+        if untracked or character_key(name) in table:  # or made in play, by [[apply]]
+            read_before.put(key, seen)
+            continue
+        try:
+            sheet = read({k: v for k, v in record.items() if k not in ("owner", "approved")})
+        except UserError as error:
+            problems.append(f"{name}: {error.message}")
+            continue
+        issues = check(sheet, record)
+        if issues:
+            problems.append(f"{sheet.name}: " + " ".join(issues))
+            continue
+        approved = bool(record.get("approved", True))
+        entry = store_entry(sheet.name, record.get("owner"), approved, write(sheet))
+        table.put(character_key(sheet.name), entry)
+        read_before.put(f"{table_name}:{character_key(sheet.name)}", seen)
+    if problems:
+        raise ConfigError(f"{path} has sheets the rules refuse:\n- " + "\n- ".join(problems))
+    if changed:
+        raise ConfigError(
+            f"{path}: the sheet of {', '.join(changed)} changed after it was read into the "
+            "store, which keeps the character's state since (wounds, approvals, a GM's "
+            "amendments), so the change is not taken. Put that sheet back as it was and make "
+            "the change in play (a GM's [[approve with ...]], [[wound]], [[heal]]), or give "
+            "the new sheet a new name: a sheet added to the file is read on the next run."
+        )
+    store.flush()
+
+
+CHARACTERS_FILE = "characters.toml"  # the sheets a campaign's data folder ships
+
+
+class SeedsCharacters:
+    """Mixin for a :class:`~referee.system.System` whose shipped sheets are its characters.
+
+    Gives :meth:`~referee.system.System.seed_store`: an empty store takes the
+    ``[[character]]`` sheets of the data folder's ``characters.toml``, each read and
+    checked by the system's own sheet (``from_record``, ``validate``), every refusal
+    reported at once (:func:`seed_table`). A system that ships more (stepped's vehicles)
+    or checks differently writes its own.
+    """
+
+    sheet: SheetFormat
+
+    def seed_store(self, campaign: CampaignFiles, rules: Any, store: Store) -> None:
+        """The sheets in the data folder's characters.toml, each read into the store once."""
+        seed_table(
+            store,
+            campaign.data_dir / CHARACTERS_FILE,
+            "character",
+            "characters",
+            self.sheet.from_record,
+            self.sheet.to_record,
+            lambda character, record: self.sheet.validate(character, rules),
+        )
+
+
+class Campaign:
+    """An open campaign: checked config, its system and rules, secret and store."""
+
+    def __init__(self, config: Config, secret: Secret | None = None) -> None:
+        self.config = config
+        self.system: System = load_system(config.system)
+        self.files = campaign_files(config)
+        self.rules = self.system.load_rules(self.system.read_rulings(config.rulings), self.files)
+        self.secret = secret
+        if not config.data_dir.is_dir():
+            raise ConfigError(
+                f"The data folder {config.data_dir} does not exist; create it "
+                f"or fix campaign.data_dir in {config.path}."
+            )
+        self.store = Store(config.store_path)
+        try:
+            self.system.seed_store(self.files, self.rules, self.store)
+        except BaseException:
+            self.store.discard()  # a refused sheet must not leave the store locked
+            raise
+        # The rules, the sheets and the index live as long as the run: move them out of
+        # the cyclic collector's sight, so its full passes scan only what a post makes.
+        # (No collection first: loading made no garbage worth the pass over every sheet.)
+        gc.freeze()
+
+    @classmethod
+    def open(cls, campaign_dir: Path | None = None, *, need_secret: bool = True) -> Campaign:
+        config = load_config(find_config(campaign_dir))
+        return cls(config, load_secret(config) if need_secret else None)
+
+    @property
+    def published_commitment(self) -> str:
+        return commitment(self.secret.value) if self.secret else ""
+
+    def close(self) -> None:
+        """Flush and release the store."""
+        self.store.close()
+
+    def __enter__(self) -> Campaign:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        # The store's own rule: flush on a clean exit, drop half-done work on an error.
+        self.store.__exit__(*exc_info)

@@ -1,0 +1,120 @@
+"""The package's shape: stages as layers, no import circle, no import hidden in a function.
+
+The contracts live in ``pyproject.toml`` (``[tool.importlinter]``): each layer imports
+only the layers below it, and no core module imports a concrete dice system. The
+circle check counts every import, those under ``if TYPE_CHECKING:`` included, because a
+type-only circle still ties two modules together.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import grimp
+from importlinter.cli import lint_imports
+
+PACKAGE = Path(__file__).resolve().parents[1] / "referee"
+PYPROJECT = PACKAGE.parent / "pyproject.toml"
+# Folders that may hold a module past the size the house keeps to: test helpers, and the
+# dice systems' packages, whose largest rule modules are split as their rules are reworked.
+SIZE_EXEMPT = ("testing", "systems")
+LONGEST_MODULE = 600
+
+
+def test_every_import_contract_is_kept(capsys) -> None:
+    """The layers and the ban on core modules importing a dice system hold."""
+    code = lint_imports(config_filename=str(PYPROJECT), no_cache=True, no_logo=True)
+    last_line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert (0, "Contracts: 2 kept, 0 broken.") == (code, last_line)
+
+
+def _strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm: the circles of the import graph (groups of two or more)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in edges[module]:
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(edges):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_module_imports_itself_round_a_circle() -> None:
+    """Over the whole package, type-only imports counted, no two modules import each other
+    however far round."""
+    graph = grimp.build_graph("referee", include_external_packages=False)
+    edges = {module: graph.find_modules_directly_imported_by(module) for module in graph.modules}
+    assert [] == _strongly_connected(edges)
+
+
+def _imports_in_functions(path: Path) -> list[int]:
+    """Lines of ``path`` where a function imports a module of referee."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if (
+                    isinstance(inner, ast.ImportFrom)
+                    and (inner.level or (inner.module or "").startswith("referee"))
+                ) or (
+                    isinstance(inner, ast.Import)
+                    and any(alias.name.startswith("referee") for alias in inner.names)
+                ):
+                    lines.append(inner.lineno)
+    return lines
+
+
+def _core_modules() -> list[Path]:
+    return [
+        path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).parts[0] not in SIZE_EXEMPT
+    ]
+
+
+def test_no_core_module_imports_inside_a_function() -> None:
+    """An import inside a function hides an arrow from the layers; none is left."""
+    hidden = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in _core_modules()
+        if (lines := _imports_in_functions(path))
+    }
+    assert {} == hidden
+
+
+def test_the_package_reads_as_its_stages() -> None:
+    """``ls referee/`` shows the stages and the base, no more than fifteen entries, and no
+    core module grows past the size one topic takes."""
+    entries = sorted(path.name for path in PACKAGE.iterdir() if path.name not in ("__pycache__",))
+    long_modules = {
+        str(path.relative_to(PACKAGE)): length
+        for path in _core_modules()
+        if (length := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST_MODULE
+    }
+    assert len(entries) <= 15, entries
+    assert {} == long_modules

@@ -44,7 +44,7 @@ from referee.pipeline.campaign import load_config
 from referee.testing import fake_client
 from referee.testing.fake_client import LocalReddit
 from referee.testing.reddit_server import FakeReddit, WallClock
-from referee.testing.trial import Source, find_source, make_folder, write_trial
+from referee.testing.trial import Source, find_source, keep_apart, make_folder, write_trial
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -189,6 +189,8 @@ def _me() -> str:
 
 def _start(args: argparse.Namespace) -> int:
     source = find_source(args.system, args.campaign, Path.cwd())
+    if args.campaign is not None:
+        keep_apart(args.trial, source)
     make_folder(args.trial, args.fresh)
     try:
         server = trial_server(args.port).start()

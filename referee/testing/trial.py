@@ -120,6 +120,24 @@ def find_source(system: str | None, campaign: Path | None, repository: Path) -> 
     return demos[name]
 
 
+def keep_apart(folder: Path, source: Source) -> None:
+    """SystemExit if the trial's ``folder`` lies in the campaign's folder or its data folder.
+
+    The trial writes its folder; the campaign it plays is never written to.
+    """
+    try:
+        config = load_config(source.config)
+    except ConfigError as error:
+        raise SystemExit(f"{error.message}\nFix it, then start the trial again.") from None
+    inside = (folder.resolve(), *folder.resolve().parents)
+    for kept in (source.config.parent.resolve(), config.data_dir.resolve()):
+        if kept in inside:
+            raise SystemExit(
+                f"The trial's folder {folder} is inside the campaign's folder {kept}, which "
+                "the trial never writes to; pick a folder elsewhere with --trial DIR."
+            )
+
+
 def make_folder(folder: Path, fresh: bool) -> None:
     """Make the trial's folder and mark it; SystemExit naming the folder if it may not.
 
@@ -197,11 +215,7 @@ def write_trial(folder: Path, source: Source, subreddit: str, url: str) -> None:
     except ConfigError as error:
         raise SystemExit(f"{error.message}\nFix it, then start the trial again.") from None
     data = folder / "data"
-    if config.data_dir.resolve() in (folder.resolve(), *folder.resolve().parents):
-        raise SystemExit(
-            f"The trial's folder {folder} is inside the campaign's data folder "
-            f"{config.data_dir}; pick a folder elsewhere with --trial DIR."
-        )
+    keep_apart(folder, source)
     generated = shutil.ignore_patterns(*GENERATED)
     secret = config.secret_file.resolve() if config.secret_file else None
 

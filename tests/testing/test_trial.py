@@ -189,3 +189,16 @@ def test_after_an_hour_the_trial_paces_the_bot_as_in_its_first_minutes():
         p95(moving[-10:]) <= p95(moving[:10]) + 1,
         p95(still[-10:]) > 5,
     )
+
+
+def test_a_trial_folder_inside_the_campaign_is_refused(tmp_path, capsys):
+    """start --campaign DIR --trial DIR/sub exits naming DIR, and DIR gains nothing."""
+    campaign = copy_shipped(DATA / "demos" / "hits", tmp_path / "hits")
+    before = _digest(campaign)
+    with pytest.raises(SystemExit) as refused:
+        serve(["start", "--campaign", str(campaign), "--trial", str(campaign / "trial")])
+    assert (True, before, False) == (
+        str(campaign) in str(refused.value),
+        _digest(campaign),
+        (campaign / "trial").exists(),
+    )

@@ -26,7 +26,7 @@ LOGGERS = {"log", "logger", "logging", "LOG"}
 # The command line speaks to whoever runs it; config.toml's problems go to the operator;
 # the digest is a private message to the GMs, whose lines say what whoever runs the bot
 # can do in the shell.
-SHELL_ONLY = {"cli.py", "__main__.py", "campaign.py", "digest.py"}
+SHELL_ONLY = {"cli.py", "__main__.py", "campaign.py", "new.py", "digest.py"}
 
 
 def _called(node: ast.Call) -> str:

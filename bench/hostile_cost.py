@@ -12,7 +12,8 @@ The hostile tags come in five classes, each spread over the five systems:
 * ``long``: up to the longest tag read (2,000 characters) of notation, words and names;
 * ``nested``: brackets of every kind nested deep, with dice and words between them;
 * ``near-miss``: verbs and names misspelt by a letter or two, with random arguments;
-* ``verbs``: every verb of every system with arguments drawn from its own words.
+* ``verbs``: every verb of every system with arguments drawn from its own words;
+* ``costly dice``: rolls that read, sized so that their exact odds cost the most.
 
 The ordinary tags are the ones the demo threads play, by their own authors, one after
 each hostile tag of the same system, so both rates are taken under the same load. The report
@@ -223,12 +224,21 @@ def _verbs(chooser: random.Random, table: Table) -> str:
     return " ".join([verb.name, *words])[:2000]
 
 
+def _costly_dice(chooser: random.Random, table: Table) -> str:
+    """A roll that reads, sized to make its exact odds as costly as they may be."""
+    count, sides = chooser.randint(10, 200), chooser.choice((6, 8, 10, 12, 20, 100))
+    keep = f"kh{chooser.randint(1, count)}" if chooser.random() < 0.7 else ""
+    extra = chooser.choice(("", "e6", "ro<3", "rr1", f"+{chooser.randint(1, 40)}d{sides}"))
+    return f"roll {count}d{sides}{keep}{extra if sides >= 6 else ''}"
+
+
 CLASSES: dict[str, Callable[[random.Random, Table], str]] = {
     "notation": _notation,
     "long": _long,
     "nested": _nested,
     "near-miss": _near_miss,
     "verbs": _verbs,
+    "costly dice": _costly_dice,
 }
 
 
@@ -315,10 +325,14 @@ def main(argv: list[str] | None = None) -> int:
             if mine:
                 seconds, _ = table.cost(" ".join(f"[[{text}]]" for text in mine), table.gm)
                 posts.append((seconds, table.system, len(mine)))
-        # And a post made by hand to cost the most: 50 tags of tangled notation (the
-        # report's 60-character tag said again), each as long as 50 fit in one post.
+        # And posts made by hand to cost the most: 50 tags of tangled notation (the
+        # report's 60-character tag said again), each as long as 50 fit in one post; and
+        # 50 different rolls, each as costly to count as a roll may be.
         width = DEFAULT_LIMITS.max_post_chars // 50 - 10
+        costly = [f"[[roll {n}d20kh{n // 2 + k}]]" for n in range(25, 35) for k in range(-2, 3)]
         for table in tables:
+            seconds, _ = table.cost(" ".join(costly), table.player)
+            posts.append((seconds, f"{table.system}, 50 costly rolls", 50))
             tags = [
                 f"[[{(CRAFTED + ' ') * (width // len(CRAFTED) + 1)}"[: width + 2] + f" {n}]]"
                 for n in range(50)

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["Effort", "current", "metered"]
+__all__ = ["Effort", "current", "metered", "outermost"]
 
 
 class Effort:
@@ -72,6 +72,18 @@ _CURRENT: ContextVar[Effort | None] = ContextVar("referee_effort", default=None)
 def current() -> Effort | None:
     """The innermost open meter (a tag's, a post's), or None outside the pipeline."""
     return _CURRENT.get()
+
+
+def outermost() -> Effort | None:
+    """The outermost open meter (a post's, in the pipeline), or None outside the pipeline.
+
+    Work that has a budget of its own per tag (the exact odds of a roll) spends from the
+    post's meter alone, so a post of many such tags stays bounded as a whole.
+    """
+    meter = _CURRENT.get()
+    while meter is not None and meter.parent is not None:
+        meter = meter.parent
+    return meter
 
 
 @contextmanager

@@ -35,10 +35,11 @@ class Limits:
     max_sets: int = 20  # repeated sets such as 6x 4d6kh3
     max_total: int = 10**15  # absolute value of any total or intermediate result
     # Exact odds of one dice expression: distinct totals counted, and budget steps spent
-    # (about 50 ns each, so 2,000,000 is about a tenth of a second on a busy core);
-    # past either, the verdict says "odds not computed (too many outcomes)".
+    # (60-100 ns each, so 150,000 is about 12 ms); past either, the verdict says "odds not
+    # computed (too many outcomes)". A post's rolls together spend at most what its step
+    # budget (max_post_steps) allows, 16 of these to one of its steps.
     max_odds_outcomes: int = 10_000
-    max_odds_steps: int = 2_000_000
+    max_odds_steps: int = 150_000
     # Steps of the searches that help a player whose text could not be read (a step is
     # about one character examined, about a microsecond): the nearest dice notation to an
     # unreadable roll (repair), the verb, name or craft a slip was meant to be (suggest).

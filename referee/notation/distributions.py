@@ -3,8 +3,9 @@
 A :class:`Dist` counts the ways each value can come up out of ``denominator`` equally
 likely sequences of faces, so sums and products stay exact integers. Every operation
 spends from one budget per expression (:data:`MAX_OUTCOMES` values, about
-:data:`MAX_STEPS` inner steps, both from :class:`~referee.base.limits.Limits`) and raises
-:class:`TooCostly` past it, so one tag never spends more than about a tenth of a second.
+:data:`MAX_STEPS` inner steps, both from :class:`~referee.base.limits.Limits`, and no
+more than the open tag's and post's step budgets allow, :data:`ODDS_STEPS_PER_STEP` of
+these to one of theirs) and raises :class:`TooCostly` past it.
 Long polynomial products run as one multiplication of packed big integers
 (:func:`convolve`), and sums of fair dice by a three-term recurrence (:func:`sum_ways`).
 
@@ -29,6 +30,9 @@ from referee.notation.tree import Number
 
 MAX_OUTCOMES = DEFAULT_LIMITS.max_odds_outcomes  # distinct values a distribution may hold
 MAX_STEPS = DEFAULT_LIMITS.max_odds_steps  # estimated inner-loop steps for one expression
+# Inner steps of a distribution (60-100 ns each) in one step of a tag's or post's budget
+# (about a microsecond, see referee.base.effort).
+ODDS_STEPS_PER_STEP = 16
 MAX_REPLAYS = 2_500  # rolls replayed when counting outcomes one by one (~0.2 s)
 CUTOFF = Fraction(1, 10**9)  # exploding and rerolling dice are followed this far
 TOO_MANY = "odds not computed (too many outcomes)"
@@ -48,9 +52,10 @@ class Dist:
 
 
 class _Spent(threading.local):
-    """Budget steps spent on the expression being counted (one count per thread)."""
+    """Budget steps spent on the expression being counted, and its cap (one per thread)."""
 
     steps = 0
+    limit = MAX_STEPS
 
 
 SPENT = _Spent()
@@ -60,19 +65,21 @@ def budget(size: int) -> None:
     """Spend about ``size`` inner steps; past :data:`MAX_STEPS` for the whole
     expression (since :func:`start_budget`), the distribution is too costly."""
     SPENT.steps += size
-    if SPENT.steps > MAX_STEPS:
+    if SPENT.steps > SPENT.limit:
         raise TooCostly
 
 
 def affordable(size: int) -> None:
     """Refuse now, spending nothing, if about ``size`` more steps would pass the budget."""
-    if SPENT.steps + size > MAX_STEPS:
+    if SPENT.steps + size > SPENT.limit:
         raise TooCostly
 
 
-def start_budget() -> None:
-    """Start counting steps afresh, for one expression."""
+def start_budget(limit: int | None = None) -> None:
+    """Start counting steps afresh, for one expression, up to ``limit`` of them
+    (:data:`MAX_STEPS` by default)."""
     SPENT.steps = 0
+    SPENT.limit = MAX_STEPS if limit is None else limit
 
 
 def combine(a: Dist, b: Dist, op: Any) -> Dist:

@@ -98,8 +98,9 @@ def top_ways(count: int, face_ways: dict[int, int], kept: int, highest: bool = T
         return power(Dist(face_ways, total_ways), count)
     if kept * span + 1 > MAX_OUTCOMES:
         raise TooCostly
-    # Refused up front when the convolutions alone would pass the budget.
-    affordable(len(faces) * kept * kept * (span + 1) * 2)
+    # Refused up front when the convolutions alone would pass the budget (a low estimate
+    # of them: a roll it lets through still stops at the budget, as the loop spends).
+    affordable(len(faces) * kept * kept * (span + 1))
     # A power of one die's ways to the count costs about a third of a product of two
     # numbers that long (measured).
     power_cost = product_cost(*[count * total_ways.bit_length() // 8] * 2) // 3 + 1

@@ -30,7 +30,6 @@ True
 
 from __future__ import annotations
 
-import functools
 import math
 from bisect import bisect_left
 from collections import Counter, defaultdict
@@ -39,7 +38,10 @@ from fractions import Fraction
 from itertools import product
 from typing import Any
 
+from referee.base.effort import outermost
+from referee.notation import distributions
 from referee.notation.distributions import (
+    ODDS_STEPS_PER_STEP,
     SPENT,
     TOO_MANY,
     Dist,
@@ -288,15 +290,42 @@ def _dist(node: Node) -> Dist:
     return dist
 
 
-@functools.lru_cache(maxsize=1024)
 def _final(node: Node) -> _Final | None:
-    start_budget()
+    """The node's final distribution, or None when it costs more than the budget allows.
+
+    Inside the pipeline the budget is also what the tag's and the post's step budgets
+    have left (:mod:`referee.base.effort`), so a post of many costly rolls stays within
+    the work one post may cause. A distribution computed is kept; a refusal is kept only
+    when the full budget refused it (a smaller allowance may pass in another post).
+    """
+    if node in _FINALS:
+        return _FINALS[node]
+    meter = outermost()  # the post's: a roll's own cap is MAX_STEPS, the same everywhere
+    most = distributions.MAX_STEPS
+    limit = most if meter is None else min(most, meter.left * ODDS_STEPS_PER_STEP)
+    start_budget(limit)
     try:
-        return _Final(_dist(node))
+        final: _Final | None = _Final(_dist(node))
     except (TooCostly, RecursionError):
-        return None
+        final = None
     finally:
+        spent = SPENT.steps
         start_budget()  # what callers outside count afterwards starts from nothing
+    if meter is not None:
+        meter.spend(min(meter.left, -(-spent // ODDS_STEPS_PER_STEP)))
+    if final is not None or limit == most:
+        if len(_FINALS) >= 1024:
+            _FINALS.clear()
+        _FINALS[node] = final
+    return final
+
+
+_FINALS: dict[Node, _Final | None] = {}  # each node's final distribution, once counted
+# Why the odds of a roll the full budget could count were not: its post's earlier rolls.
+POST_SPENT = (
+    "odds not computed (the rolls before it in this post took the work one post may "
+    "cause; roll it in a post of its own for its odds)"
+)
 
 
 # Expressions come from the parse cache, so the same object returns for the same
@@ -309,6 +338,8 @@ def _final_of(expression: Expression) -> _Final | None:
     if entry is not None and entry[0] is expression:
         return entry[1]
     final = _final(expression.root)
+    if final is None and expression.root not in _FINALS:
+        return None  # refused for want of this post's budget alone: ask again next time
     if len(_BY_IDENTITY) > 2048:
         _BY_IDENTITY.clear()
     _BY_IDENTITY[id(expression)] = (expression, final)
@@ -368,7 +399,8 @@ def odds(expression: Expression, total: int) -> Odds:
     root = expression.root
     comparison = isinstance(root, Binary) and root.op in COMPARISONS
     if final is None:
-        return Odds(None, reason=TOO_MANY, comparison=comparison)
+        reason = TOO_MANY if root in _FINALS else POST_SPENT
+        return Odds(None, reason=reason, comparison=comparison)
     target = 1 if comparison else total
     precision = Fraction(final.missing, final.denominator)
     result = Odds(final.at_least(target), precision, "", comparison)

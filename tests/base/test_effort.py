@@ -199,3 +199,38 @@ def test_a_post_of_fifty_costly_tags_spends_within_the_post_budget(tmp_path: Pat
     assert (50, 50, False) == (outcome.tags, outcome.problems, outcome.failed)
     assert INTERNAL_PROBLEM not in outcome.text
     assert 0 < outside.spent <= DEFAULT_LIMITS.max_post_steps
+
+
+def _odds_reasons(campaign: Campaign, tags: list[str]) -> tuple[list[str], int]:
+    """``tags`` resolved one after another as one post's (under the post's step budget):
+    why each roll has no odds ("" when it has them), and the steps the post spent."""
+    session = Session(campaign, campaign.config.gms)
+    context = session.context(Post("t1_odds", "t3_odds", "kara", "", 1.0))
+    parse_context = ParseContext(context.known_names, DEFAULT_LIMITS)
+    reasons = []
+    with metered(DEFAULT_LIMITS.max_post_steps) as post:
+        for index, text in enumerate(tags):
+            verdict = verdict_for(
+                Tag(index, text), f"r{index}", context, parse_context, SeededDice(3)
+            )
+            reasons.append(verdict.result.odds[0].reason)
+    return reasons, post.spent
+
+
+def test_a_rolls_odds_count_within_their_own_budget(tmp_path: Path) -> None:
+    """A roll's exact odds take at most their own budget, the same in every post: 30d20kh15
+    is counted, 200d6kh100 (half a million inner steps) is rolled without them."""
+    with make_campaign(tmp_path, [sheet("Kara Venn", owner="kara")]) as campaign:
+        reasons, _ = _odds_reasons(campaign, ["roll 30d20kh15", "roll 200d6kh100"])
+    assert ["", "odds not computed (too many outcomes)"] == reasons
+
+
+def test_a_post_of_costly_rolls_stops_counting_odds_at_the_posts_budget(tmp_path: Path) -> None:
+    """Fifty different rolls, each as costly as a roll may count: the post spends no more
+    than its budget, and the rolls past it say why they have no odds."""
+    tags = [f"roll {n}d20kh{n // 2 + k}" for n in range(25, 35) for k in range(-2, 3)]
+    with make_campaign(tmp_path, [sheet("Kara Venn", owner="kara")]) as campaign:
+        reasons, steps = _odds_reasons(campaign, tags)
+    cut = [reason for reason in reasons if "took the work one post may cause" in reason]
+    assert (True, True) == (0 < len(cut) < 50, reasons[-1] in cut)
+    assert steps <= DEFAULT_LIMITS.max_post_steps

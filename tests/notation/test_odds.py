@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from referee.base.dice import FixedDice, SeededDice
 from referee.base.errors import UserError
 from referee.base.limits import Limits
-from referee.notation import parse_expression, roll_expression
+from referee.notation import distributions, parse_expression, roll_expression
 from referee.notation.distributions import Dist, start_budget
 from referee.notation.exploding_keep import exploding_keep
 from referee.notation.explosion import chained
@@ -26,8 +26,11 @@ from referee.testing.odds import chi_square_p
 
 
 @pytest.fixture(autouse=True)
-def _fresh_budget() -> None:
-    """Each test counts its own distributions against the budget from nothing."""
+def _fresh_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test counts its own distributions from nothing, against a budget ten times a
+    roll's in play: these tests check the counts themselves on forms a post could not
+    afford (their refusals are tested on forms far past even this budget)."""
+    monkeypatch.setattr(distributions, "MAX_STEPS", 2_000_000)
     start_budget()
 
 

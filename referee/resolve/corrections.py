@@ -18,6 +18,7 @@ set, and its verdict is a ledger row.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -175,7 +176,13 @@ def void_roll(
     kept: list[str] = []
     for table_name, key, changes in (record.get("undo") or {}).get(roll_id, ()):
         table = context.table(table_name)
-        undone_record = undo(table.get(key), changes)
+        before = table.get(key)
+        undone_record = undo(copy.deepcopy(before), changes)
+        # A system whose state a plain field-by-field undo could take outside its rules
+        # (edge: an advantage of 9) keeps it within them.
+        within_rules = getattr(context.system, "undo_within_rules", None)
+        if within_rules is not None:
+            undone_record = within_rules(table_name, before, undone_record, changes)
         if undone_record.record is None:
             table.delete(key)
         else:

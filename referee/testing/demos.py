@@ -1,8 +1,8 @@
 """What every system's demo test shares: a fresh copy of the demo, its batch run, its
 roster, which verbs its thread uses and what it recorded.
 
->>> from referee.systems.edge.system import SYSTEM
->>> sorted(every_verb(SYSTEM) - thread_verbs(DEMOS / "edge" / "thread.json", SYSTEM))
+>>> from referee.systems.pool.system import SYSTEM
+>>> sorted(every_verb(SYSTEM) - thread_verbs(DEMOS / "pool" / "thread.json", SYSTEM))
 []
 """
 

@@ -45,13 +45,10 @@ def test_no_demo_line_ends_in_one_stray_space(system, tmp_path, monkeypatch, cap
 
 
 def test_a_sheet_lists_equipment_in_words(tmp_path, monkeypatch, capsys):
-    """[[sheet Kara]] in trikus names each item with its traits, no empty or false fields."""
+    """[[sheet Kara]] in trikus names each item with the traits she has found, in words."""
     text = _replies("trikus", tmp_path, monkeypatch, capsys)
-    line = next(line for line in text.splitlines() if line.startswith("* equipment:"))
-    expected = (
-        "* equipment: name Medpac, traits one-use and renewable; "
-        "name Vibroblade, traits offensive and defensive"
-    )
+    line = next(line for line in text.splitlines() if line.startswith("* items:"))
+    expected = r"* items: Medpac \(one-use, renewable\), Vibroblade \(offensive, defensive\)"
     assert expected == line
 
 

@@ -34,7 +34,7 @@ from referee.read.sheets import read_key_values
 from referee.systems.changes import Change
 from referee.systems.validation import check_version
 
-from .moves import Actor, Table
+from .moves import Actor, Pending, Table
 from .rulings import Policy
 from .sheet import ADVANTAGE_MIN, Sheet, State, sheet_problems, state_problems
 
@@ -59,6 +59,11 @@ class EdgeCharacter:
     advantage: int = ADVANTAGE_MIN  # the advantage die, 1-6
     policy: Policy | None = None  # the standing policy; None: the campaign's default
     counters: Mapping[str, int] = field(default_factory=dict)  # a counter left out is 0
+    # How many times the advantage was set outright (spent, set by the GM, reset at an
+    # encounter's end): a voided tag's advantage comes back only if none happened since.
+    resets: int = 0
+    # R-39 "ask": a move rolled without a policy, waiting for its player's edge or keep.
+    pending: Pending | None = None
 
     def actor(self, table: Table) -> Actor:
         """The character as the rules engine reads it, under the campaign's rulings."""
@@ -85,6 +90,11 @@ class EdgeCharacter:
                 raise ValueError(f"{self.name}: {change.key} is {current!r}, not {change.before!r}")
             character = replace(character, **{change.key: change.after})  # type: ignore[arg-type]
         return character
+
+
+def _pending(data: Any) -> Pending | None:
+    """A stored waiting move (:meth:`Pending.to_dict`'s shape), or None."""
+    return None if data is None else Pending.from_dict(data)
 
 
 def _number(value: str, what: str, limits: Limits) -> int:
@@ -128,6 +138,8 @@ class EdgeSheet:
                 advantage=record.get("advantage", ADVANTAGE_MIN),
                 policy=None if policy is None else Policy(policy),
                 counters={str(k): v for k, v in dict(record.get("counters", {})).items()},
+                resets=int(record.get("resets", 0)),
+                pending=_pending(record.get("pending")),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise UserError(
@@ -145,6 +157,8 @@ class EdgeSheet:
             "advantage": character.advantage,
             "policy": None if character.policy is None else character.policy.value,
             "counters": dict(character.counters),
+            "resets": character.resets,
+            **({"pending": character.pending.to_dict()} if character.pending else {}),
         }
 
     def validate(self, character: EdgeCharacter, rules: Table) -> list[str]:

@@ -14,17 +14,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from referee.base.dice import DiceSource
-from referee.base.errors import UnknownName
+from referee.base.errors import RuleViolation, UnknownName
 from referee.system import Context, Resolution, require_control
 from referee.systems.changes import Change, find_name
 
 from . import verbs
 from .application import EdgeCharacter
-from .moves import Move, Table, resolve_move
+from .moves import Move, Table, resolve_move, settle
 from .rulings import Policy
 from .sheet import ADVANTAGE_MIN, State
+from .tags import Answer, Named, SetPolicy, SetValue
 from .tags import Move as MoveTag
-from .tags import Named, SetPolicy, SetValue
 
 ENCOUNTERS = "edge_encounters"
 ENCOUNTER_VERSION = 1
@@ -70,9 +70,25 @@ def _join_encounter(context: Context, name: str) -> None:
         table.put(context.post.thread, {**record, "participants": [*record["participants"], name]})
 
 
-def _store(context: Context, character: EdgeCharacter, changes: tuple[Change, ...]) -> None:
-    if changes:
-        context.roster.update(character.changed(changes))
+def _store(
+    context: Context,
+    character: EdgeCharacter,
+    changes: tuple[Change, ...],
+    outright: bool = False,
+    was: EdgeCharacter | None = None,
+) -> None:
+    """Write the engine's changes to ``character`` (as stored: ``was``, if it differs);
+    ``outright``: the advantage was set, not stepped by one (see :mod:`.undo`)."""
+    changed = character.changed(changes)
+    if outright:
+        changed = replace(changed, resets=changed.resets + 1)
+    if changed != (was or character):
+        context.roster.update(changed)
+
+
+def _answering(character: EdgeCharacter) -> EdgeCharacter:
+    """The character once any other tag of his has answered his waiting move: ``keep`` (R-39)."""
+    return replace(character, pending=None)
 
 
 def resolve_move_tag(request: MoveTag, context: Context, dice: DiceSource) -> Resolution:
@@ -80,10 +96,27 @@ def resolve_move_tag(request: MoveTag, context: Context, dice: DiceSource) -> Re
     character: EdgeCharacter = require_control(context, request.actor, "make a move")
     table: Table = context.rules
     verdict = resolve_move(request.request, character.actor(table), table, dice)
-    _store(context, character, verdict.changes)
+    move: Move = replace(verdict.move, kept_earlier=character.pending is not None)
+    waiting = replace(character, pending=verdict.pending)
+    _store(context, waiting, verdict.changes, outright=move.used, was=character)
     _join_encounter(context, character.name)
-    move: Move = verdict.move
     return Resolution("move", move, move.chance)
+
+
+def resolve_answer(request: Answer, context: Context, dice: DiceSource) -> Resolution:
+    """R-39 "ask": the player's ``edge`` or ``keep`` (a GM's ``final``) settles his waiting move."""
+    doing = "spend the advantage on a move" if request.use else "settle a move"
+    character: EdgeCharacter = require_control(context, request.actor, doing)
+    if character.pending is None:
+        raise RuleViolation(
+            f"{character.name} has no move waiting for edge or keep: a move waits only when "
+            'the campaign asks (edge_use = "ask") and the advantage would raise its band.'
+        )
+    pending = replace(character.pending, roller=character.name)
+    verdict = settle(pending, request.use, character.actor(context.rules).state)
+    _store(context, _answering(character), verdict.changes, verdict.move.used, was=character)
+    _join_encounter(context, character.name)
+    return Resolution("move", verdict.move, verdict.move.chance)
 
 
 def resolve_policy(request: SetPolicy, context: Context, dice: DiceSource) -> Resolution:
@@ -91,7 +124,7 @@ def resolve_policy(request: SetPolicy, context: Context, dice: DiceSource) -> Re
     character: EdgeCharacter = require_control(context, request.actor, "set a policy")
     state = character.actor(context.rules).state
     adjustment = verbs.set_policy(character.name, state, request.policy)
-    context.roster.update(replace(character, policy=request.policy))
+    context.roster.update(replace(_answering(character), policy=request.policy))
     _join_encounter(context, character.name)
     before = Policy(adjustment.before).value
     return Resolution(
@@ -139,7 +172,7 @@ def resolve_set(request: SetValue, context: Context, dice: DiceSource) -> Resolu
     )
     if key == "advantage":
         adjustment = verbs.set_advantage(character.name, state, request.value, context.by_gm)
-        return _adjusted(context, character, adjustment, "set")
+        return _adjusted(context, character, adjustment, "set", outright=True)
     if key in lists.counters:
         adjustment = verbs.set_counter(
             character.name, state, key, request.value, lists, context.by_gm
@@ -166,9 +199,13 @@ def _as_character(changes: tuple[Change, ...]) -> tuple[Change, ...]:
 
 
 def _adjusted(
-    context: Context, character: EdgeCharacter, adjustment: verbs.Adjustment, by: str
+    context: Context,
+    character: EdgeCharacter,
+    adjustment: verbs.Adjustment,
+    by: str,
+    outright: bool = False,
 ) -> Resolution:
-    _store(context, character, adjustment.changes)
+    _store(context, character, adjustment.changes, outright)
     _join_encounter(context, character.name)
     return Resolution(
         "adjusted",
@@ -193,7 +230,7 @@ def end_encounter(context: Context) -> EncounterEnd:
         characters[character.name] = character
         states[character.name] = character.actor(context.rules).state
     changes = verbs.end_encounter(states)
-    for change in changes:
-        _store(context, characters[change.name], (change,))
+    for name, character in characters.items():  # even one already at 1: see .undo
+        _store(context, character, tuple(c for c in changes if c.name == name), outright=True)
     resets = tuple(Reset(c.name, int(c.before)) for c in changes)  # type: ignore[call-overload]
     return EncounterEnd(tuple(characters), resets)

@@ -29,7 +29,7 @@ advantage would lift to a better band stays **pending** until the player answers
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -51,7 +51,7 @@ PENDING_VERSION = 1
 class MoveRequest:
     """A move as a tag declares it."""
 
-    roll_on: str | None = None  # a stat or counter as typed; None for a plain 2d6
+    roll_on: str | None = None  # a stat or counter as typed; None: refused (none named)
     modifier: int = 0  # every other +N/-N
     policy: Policy | None = None  # this roll's advantage policy, overriding the standing one
     move: str = ""  # the move's name, shown in the verdict
@@ -151,6 +151,9 @@ class Move:
     pending: bool  # R-39 "ask": waiting for the player's `edge` or `keep`
     odds_plain: Mapping[Band, Fraction]  # exact P(band) without the advantage
     odds_with: Mapping[Band, Fraction]  # exact P(band) spending it under the policy (asked: `up`)
+    # R-39 "ask": the roller's earlier move was still waiting; this tag let it stand as rolled.
+    kept_earlier: bool = False
+    answered: bool = False  # R-39 "ask": settled by the player's edge or keep (or a GM's final)
 
     @property
     def result(self) -> Reading:
@@ -184,9 +187,15 @@ def _reading(dice: tuple[int, int], modifier: int) -> Reading:
 
 def _rolled(request: MoveRequest, actor: Actor, lists: StatLists) -> tuple[str | None, int]:
     """The stat or counter the move rolls, as the sheet names it, and its value."""
-    if request.roll_on is None:
-        return None, 0
     names = (*lists.stats, *lists.counters)
+    if request.roll_on is None:
+        # The seed: "2d6+характеристика или 2d6+счетчик"; a move always names one.
+        raise RuleViolation(
+            f"Name the stat or counter {actor.sheet.name} rolls: a move is 2d6 + a stat "
+            f"({', '.join(lists.stats)}) or a counter ({', '.join(lists.counters) or 'none'}), "
+            f"like [[move {actor.sheet.name} {lists.stats[0]}]]. Plain dice, [[roll 2d6]], "
+            "are nobody's move and spend no advantage."
+        )
     name = find_name(request.roll_on, names, "stat or counter", "stats and counters")
     if name in lists.stats:
         return name, actor.sheet.stats.get(name, 0)
@@ -251,16 +260,20 @@ def resolve_move(request: MoveRequest, actor: Actor, table: Table, dice: DiceSou
 def settle(pending: Pending, use: bool, state: State) -> MoveVerdict:
     """The player's answer to a pending move: ``edge`` (use) or ``keep`` (any other post).
 
-    Refused if the advantage has changed since the roll (the GM lowered it, say):
-    the player answered a choice that no longer exists.
+    ``edge`` is refused if the advantage has changed since the roll (the GM lowered it,
+    say): the player answered a choice that no longer exists. ``keep`` always stands.
 
     >>> p = Pending("Kara", "", "cool", 1, 0, (3, 2), 4)
     >>> settle(p, True, State(advantage=4)).move.result.total
     8
+    >>> settle(p, False, State(advantage=1)).move.result.total
+    6
     """
-    if state.advantage != pending.advantage:
+    if use and state.advantage != pending.advantage:
         raise RuleViolation(
             f"{pending.roller}'s advantage is {state.advantage} now, not the {pending.advantage} "
-            "of the roll: the GM settles this move."
+            f"of the roll, so it can no longer be spent on it: [[keep {pending.roller}]] "
+            "lets the move stand as rolled."
         )
-    return _settled(pending, None, use, False, Policy.UP)
+    verdict = _settled(pending, None, use, False, Policy.UP)
+    return replace(verdict, move=replace(verdict.move, answered=True))

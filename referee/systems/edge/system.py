@@ -19,12 +19,12 @@ from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Ve
 from referee.systems.options import read_options
 from referee.systems.validation import problems_message
 
-from . import handlers, tags
+from . import handlers, tags, undo
 from .application import EdgeCharacter, EdgeSheet
 from .bands import Band
-from .moves import Table
+from .moves import Pending, Table
 from .odds_cases import odds_cases
-from .rulings import EdgeRulings, EdgeUse
+from .rulings import EdgeRulings
 from .sheet import DEFAULT_COUNTERS, DEFAULT_STATS, StatLists
 
 
@@ -55,11 +55,6 @@ def read_rulings(table: Mapping[str, Any]) -> CampaignRulings:
     """``[rulings]`` -> the rulings; ConfigError naming every bad key, value and list."""
     rulings = read_options(CampaignRulings, table, "edge")
     problems = rulings.lists.problems()
-    if rulings.edge_use is EdgeUse.ASK:
-        problems.append(
-            'edge_use = "ask" is not available by post yet (the answer `edge`/`keep` has no '
-            'verb); use "policy", where each character\'s standing policy decides.'
-        )
     if problems:
         raise ConfigError(problems_message("The edge rulings in config.toml", problems, "have"))
     return rulings
@@ -100,6 +95,34 @@ VERBS = (
         form="policy <character> <up, hit, strong, always or never>",
         help="when the advantage die is spent: up (raises the band), hit, strong, always, never",
         example="policy Kara strong",
+    ),
+    _verb(
+        "edge",
+        tags.answer_parser(True, tags.EDGE_USAGE),
+        handlers.resolve_answer,
+        tags.EDGE_USAGE,
+        form="edge <character>",
+        help='answers a move waiting under edge_use = "ask": the advantage replaces the lower die',
+        example="edge Mara",
+    ),
+    _verb(
+        "keep",
+        tags.answer_parser(False, tags.KEEP_USAGE),
+        handlers.resolve_answer,
+        tags.KEEP_USAGE,
+        form="keep <character>",
+        help='answers a move waiting under edge_use = "ask": it stands as rolled, advantage kept',
+        example="keep Dax",
+    ),
+    _verb(
+        "final",
+        tags.answer_parser(False, tags.FINAL_USAGE),
+        handlers.resolve_answer,
+        tags.FINAL_USAGE,
+        form="final <character>",
+        help="GM: a waiting move its player has not answered stands as rolled (as keep)",
+        example="final Raider Boss",
+        gm_only="settle a move its player has not answered",
     ),
     _verb(
         "lower",
@@ -195,6 +218,12 @@ class Edge(SeedsCharacters):
         """Every participant's advantage back to 1 (RULES.md §4.1)."""
         return handlers.end_encounter(context)
 
+    def undo_within_rules(
+        self, table: str, before: dict[str, Any] | None, undone: Any, changes: list[list[Any]]
+    ) -> Any:
+        """A voided tag's undo kept within §4.1: the advantage 1-6, encounters whole."""
+        return undo.undo_within_rules(table, before, undone, changes)
+
     def roster_view(
         self, campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]
     ) -> RosterView:
@@ -240,10 +269,27 @@ class Edge(SeedsCharacters):
                         "stats": {"cool": 1, "hard": 0, "hot": -1, "sharp": 2, "weird": 0},
                         "advantage": 4,
                     },
-                    {"name": "Raider Boss", "kind": "npc", "stats": {"hard": 2}},
+                    # Moves waiting for an answer (R-39 "ask"), for edge, keep and final.
+                    _waiting("Mara", "pc", "cool", 1, (3, 2), 4),
+                    _waiting("Dax", "pc", "hard", 0, (5, 1), 3),
+                    _waiting("Raider Boss", "npc", "hard", 2, (2, 2), 5),
                 )
             }
         )
+
+
+def _waiting(
+    name: str, kind: str, stat: str, rating: int, dice: tuple[int, int], advantage: int
+) -> dict[str, Any]:
+    """An example character whose move, rolled on ``stat``, waits for edge or keep."""
+    pending = Pending(name, "", stat, rating, 0, dice, advantage)
+    return {
+        "name": name,
+        "kind": kind,
+        "stats": {stat: rating},
+        "advantage": advantage,
+        "pending": pending.to_dict(),
+    }
 
 
 SYSTEM = Edge()

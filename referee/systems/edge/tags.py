@@ -4,6 +4,7 @@ Forms (a character's name may have spaces; the campaign's names are known)::
 
     move Kara cool +1 edge=never "act under fire"   (also: roll Kara +cool)
     policy Kara hit
+    edge Kara           keep Kara           final Kara   (R-39 "ask")
     lower Kara          raise Kara
     set Kara advantage 4     set Kara harm 2     set Kara cool 1
 
@@ -34,6 +35,9 @@ POLICY_USAGE = "[[policy Kara hit]] (up, hit, strong, always or never)"
 LOWER_USAGE = "[[lower Kara]]"
 RAISE_USAGE = "[[raise Kara]]"
 SET_USAGE = "[[set Kara advantage 4]], [[set Kara harm 2]] or [[set Kara cool 1]]"
+EDGE_USAGE = "[[edge Kara]]"
+KEEP_USAGE = "[[keep Kara]]"
+FINAL_USAGE = "[[final Kara]]"
 
 _QUOTED = re.compile(r'["“”]([^"“”]*)["“”]')
 _EDGE = re.compile(r"(?:^|\s)edge\s*=\s*(\S*)", re.I)
@@ -53,6 +57,14 @@ class Named:
     """A verb on one character: ``lower Kara``, ``raise Kara``."""
 
     actor: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """``edge Kara`` (use the advantage) or ``keep Kara``/``final Kara``: a waiting move settled."""
+
+    actor: str
+    use: bool
 
 
 @dataclass(frozen=True)
@@ -128,6 +140,15 @@ def named_parser(usage: str) -> Callable[[str, ParseContext], Named]:
 
     def parse(rest: str, context: ParseContext) -> Named:
         return Named(name_argument(rest, "character", usage, context.limits))
+
+    return parse
+
+
+def answer_parser(use: bool, usage: str) -> Callable[[str, ParseContext], Answer]:
+    """A parser of ``<character>`` alone, answering his waiting move (R-39 "ask")."""
+
+    def parse(rest: str, context: ParseContext) -> Answer:
+        return Answer(name_argument(rest, "character", usage, context.limits), use)
 
     return parse
 

@@ -53,6 +53,7 @@ from .sheet import (
     character_to_dict,
     creation_problems,
     edit_counter,
+    grown_problems,
     with_rank,
 )
 
@@ -214,9 +215,15 @@ class HitsSheet:
         rulings: Rulings = rules.rulings
         problems = [p[0].upper() + p[1:] + "." for p in character_problems(character)]
         if character.player:
+            attributes = character.attributes
             if character.level == rulings.start_level:
-                attributes = character.attributes
                 problems += [p[0].upper() + p[1:] + "." for p in creation_problems(attributes)]
+            elif character.level > rulings.start_level:
+                # Approved above the start ([[approve with level 3]]): the array still holds,
+                # plus at most what the Levels between could add.
+                levels = character.level - rulings.start_level
+                grown = grown_problems(attributes, levels)
+                problems += [p[0].upper() + p[1:] + "." for p in grown]
             if character.level < rulings.start_level:
                 problems.append(
                     f"Level is {character.level}; this campaign starts characters at Level "

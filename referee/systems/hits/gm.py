@@ -20,6 +20,7 @@ from referee.base.errors import RuleViolation
 from referee.base.limits import read_int
 from referee.system import Context, Resolution
 from referee.systems.changes import Change, changes_between, find_name
+from referee.systems.roster import find_character
 
 from . import duels, influence, scene, stress, xp
 from .handlers import (
@@ -126,7 +127,7 @@ def resolve_intermission(request: Intermission, context: Context, dice: DiceSour
     characters = every_character(context)
     names = None
     if request.names:
-        names = [context.roster.find(name).name for name in request.names]
+        names = [find_character(context, name).name for name in request.names]
     healed, changes = stress.intermission(characters, names)
     store_characters(context, characters, healed)
     if names:  # the names are the players' words: the template escapes them
@@ -192,7 +193,7 @@ def _set(character: Character, key: str, text: str, context: Context) -> Charact
 
 def resolve_set(request: SetValue, context: Context, dice: DiceSource) -> Resolution:
     """The GM edits one value of a character (see the module for what)."""
-    character: Character = context.roster.find(request.actor)
+    character: Character = find_character(context, request.actor)
     after = _set(character, request.key, request.value, context)
     context.roster.update(after)
     changes = changes_between("character", character.name, character, after)
@@ -202,7 +203,7 @@ def resolve_set(request: SetValue, context: Context, dice: DiceSource) -> Resolu
 
 def resolve_harm(request: Harm, context: Context, dice: DiceSource) -> Resolution:
     """Stress or Wounds: Influence for a PC (R-25), a knockout at 3 in the scene's mode."""
-    character: Character = context.roster.find(request.actor)
+    character: Character = find_character(context, request.actor)
     state = load_state(context)
     result = stress.take_harm(
         character,
@@ -232,7 +233,7 @@ def resolve_harm(request: Harm, context: Context, dice: DiceSource) -> Resolutio
 
 def resolve_legend(request: Named, context: Context, dice: DiceSource) -> Resolution:
     """The character becomes a Legend (through a Bond Action): +1 Influence, once."""
-    character: Character = context.roster.find(request.actor)
+    character: Character = find_character(context, request.actor)
     after, changes = influence.become_legend(character)
     context.roster.update(after)
     view = StepView("becomes a Legend (+1 Influence)", character.name, "", shown(changes))

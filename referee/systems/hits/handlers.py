@@ -29,6 +29,7 @@ from referee.base.errors import Forbidden, RuleViolation
 from referee.store.entries import character_key
 from referee.system import Context, Resolution, require_control
 from referee.systems.changes import Change, find_name
+from referee.systems.roster import find_character
 
 from . import influence
 from .odds import OpposedOdds, at_least, group_odds, level_odds, opposed_odds, quick_odds
@@ -44,7 +45,7 @@ from .rolls import (
     roll_pool,
     roll_quick,
 )
-from .rulings import Rulings
+from .rulings import Rulings, TraitsInRoll
 from .scene import CampaignClock, Mode
 from .sheet import DICE_TRAITS, Attribute, Character, Standing
 from .state import CampaignState, state_from_dict, state_to_dict
@@ -161,15 +162,64 @@ def sources_of(context: Context, character: Character, typed: Sequence[str]) -> 
     return tuple(sources)
 
 
-def side_of(context: Context, character: Character, pool: Pool) -> Side:
-    """The roller's pool: his named sources, and Advantage from the tag and his standing."""
+def refuse_player_advantage(context: Context, pool: Pool) -> None:
+    """Advantage is the GM's to set (RULES.md §5.1: "set Tension / Advantage /
+    Disadvantage" is a GM verb); a player may still write his own Disadvantage."""
+    if pool.advantage and not context.by_gm:
+        raise Forbidden(
+            f"Only a GM gives Advantage (adv {pool.advantage}). Roll without it, or ask the "
+            f"GM: he gives it on the roll or as a standing Advantage ([[set {pool.actor} "
+            "advantage 1]])."
+        )
+
+
+def _standard(
+    context: Context, character: Character, sources: tuple[Source, ...]
+) -> tuple[Source, ...]:
+    """A standard roll's sources: the dice of one attribute, the most relevant (the seed),
+    and the traits named as Advantage (or as dice) under ``traits_in_roll``."""
+    mode = rulings_of(context).traits_in_roll
+    if mode is TraitsInRoll.DICE:
+        return sources
+    attributes = {a.value for a in Attribute}
+    named = [s.name for s in sources if s.name in attributes]
+    counted = [s for s in sources if s.name.endswith(" dice")]  # a GM's number of dice
+    choices = ", ".join(a.value for a in Attribute)
+    if len(named) > 1:
+        raise RuleViolation(
+            f"A roll throws the dice of one attribute, the most relevant, not {len(named)} "
+            f"({', '.join(named)}): name one of {choices}, and any skills, abilities or "
+            "benefits that help (they add Advantage)."
+        )
+    if not named and not counted:
+        raise RuleViolation(
+            f"Name the attribute the roll throws ({choices}): a skill, ability or benefit "
+            f"adds Advantage to it, like [[roll {character.name} body + "
+            f"{sources[0].name if sources else 'Swordsmanship'}]]."
+        )
+    return tuple(
+        s
+        if s.name in attributes or s in counted
+        else Source(s.name, 0, s.dice if mode is TraitsInRoll.RANK else 1)
+        for s in sources
+    )
+
+
+def side_of(context: Context, character: Character, pool: Pool, standard: bool = True) -> Side:
+    """The roller's pool: his named sources, and Advantage from the tag and his standing.
+
+    ``standard``: a roll, opposed or group roll (one attribute; traits add Advantage, see
+    ``traits_in_roll``); otherwise (a duel, a quick roll) every source adds its dice.
+    """
     sources = sources_of(context, character, pool.sources)
+    if standard:
+        sources = _standard(context, character, sources)
     dice = sum(s.dice for s in sources)
     if dice > context.limits.max_dice:
         raise RuleViolation(f"A pool holds at most {context.limits.max_dice} dice, not {dice}.")
     spec = PoolSpec(
         dice,
-        pool.advantage + character.advantage,
+        pool.advantage + character.advantage + sum(s.advantage for s in sources),
         pool.disadvantage + character.disadvantage,
     )
     return Side(character.name, sources, spec, character.level)
@@ -189,9 +239,11 @@ def _pool_view(
     clock: CampaignClock,
     redo_of: str = "",
     changes: tuple[Change, ...] = (),
+    mode: Mode | None = None,
 ) -> PoolView:
+    """The roll as the verdict shows it, judged in ``mode`` (default: the scene's now)."""
     rulings = rulings_of(context)
-    combat = scene_mode(clock) == Mode.COMBAT
+    combat = (mode or scene_mode(clock)) == Mode.COMBAT
     if combat:
         return PoolView(
             side,
@@ -207,7 +259,9 @@ def _pool_view(
     return PoolView(side, test.roll, False, test.outcome, odds, None, redo_of, shown(changes))
 
 
-def _remember(context: Context, side: Side, roll: PoolRoll, level: int) -> None:
+def _remember(
+    context: Context, side: Side, roll: PoolRoll, level: int, clock: CampaignClock
+) -> None:
     """Keep the character's last roll for All in."""
     context.table(ROLLS_TABLE).put(
         character_key(side.name),
@@ -218,8 +272,11 @@ def _remember(context: Context, side: Side, roll: PoolRoll, level: int) -> None:
             "advantage": roll.spec.advantage,
             "disadvantage": roll.spec.disadvantage,
             "level": level,
-            "sources": [[s.name, s.dice] for s in side.sources],
+            "sources": [[s.name, s.dice, s.advantage] for s in side.sources],
             "redone": roll.redo,
+            # All in redoes a roll of the scene it was made in, judged as it was then.
+            "scene": clock.scene.number,
+            "mode": scene_mode(clock).value,
         },
     )
 
@@ -235,12 +292,14 @@ def _remember_unredoable(context: Context, names: Iterable[str], kind: str) -> N
 def resolve_roll(request: Pool, context: Context, dice: DiceSource) -> Resolution:
     """A standard roll: hits on 4+, natural 6s explode; the Level table outside combat."""
     character = roller(context, request.actor, "roll")
+    refuse_player_advantage(context, request)
     side = side_of(context, character, request)
     rulings = rulings_of(context)
     roll = roll_pool(side.spec, dice, rulings, context.limits)
     test = LevelRoll(roll, character.level, level_outcome(roll.hits, character.level))
-    _remember(context, side, roll, character.level)
-    view = _pool_view(context, side, test, load_state(context).clock)
+    clock = load_state(context).clock
+    _remember(context, side, roll, character.level, clock)
+    view = _pool_view(context, side, test, clock)
     return Resolution("pool", view, _headline(view))
 
 
@@ -266,20 +325,36 @@ def resolve_all_in(request: Named, context: Context, dice: DiceSource) -> Resolu
             f"{character.name}'s last roll ({record.get('roll_id') or 'earlier'}) was already "
             "redone with All in; a roll is redone once."
         )
+    state = load_state(context)
+    scene = record.get("scene")
+    if scene is not None and scene != state.clock.scene.number:
+        raise RuleViolation(
+            f"{character.name}'s last roll ({record.get('roll_id') or 'earlier'}) was made "
+            "in an earlier scene; All in redoes a roll of the scene at hand."
+        )
     spec = PoolSpec(record["dice"], record["advantage"], record["disadvantage"])
     level = int(record["level"])
     previous = LevelRoll(PoolRoll(spec, ()), level, Outcome.FAIL)
-    state = load_state(context)
     rulings = rulings_of(context)
     spent = influence.all_in(state.clock, character, previous, dice, rulings)
     assert spent.test is not None
     context.roster.update(spent.character)
     save_state(context, state, replace(state, clock=spent.clock))
-    sources = tuple(Source(str(name), int(count)) for name, count in record.get("sources", []))
+    sources = tuple(
+        Source(str(source[0]), int(source[1]), int(source[2]) if len(source) > 2 else 0)
+        for source in record.get("sources", [])
+    )
     side = Side(character.name, sources, spent.test.roll.spec, level)
-    _remember(context, side, spent.test.roll, level)
+    _remember(context, side, spent.test.roll, level, state.clock)
+    mode = Mode(record["mode"]) if record.get("mode") else None
     view = _pool_view(
-        context, side, spent.test, state.clock, str(record.get("roll_id", "")), spent.changes
+        context,
+        side,
+        spent.test,
+        state.clock,
+        str(record.get("roll_id", "")),
+        spent.changes,
+        mode,
     )
     return Resolution("pool", view, _headline(view), view.changes)
 
@@ -289,7 +364,8 @@ def resolve_quick(request: Pool, context: Context, dice: DiceSource) -> Resoluti
     character = roller(context, request.actor, "roll")
     if scene_mode(load_state(context).clock) == Mode.COMBAT:
         raise RuleViolation("A quick roll is for unstructured play; this scene is combat.")
-    side = side_of(context, character, request)
+    refuse_player_advantage(context, request)
+    side = side_of(context, character, request, standard=False)
     spec = QuickSpec(
         tuple(s.dice for s in side.sources), side.spec.advantage, side.spec.disadvantage
     )
@@ -300,15 +376,25 @@ def resolve_quick(request: Pool, context: Context, dice: DiceSource) -> Resoluti
 
 
 def _sides(context: Context, pools: Sequence[Pool], doing: str) -> tuple[Side, ...]:
-    """Each roller's side; a player may roll his own characters and the GM's, no other's."""
+    """Each roller's side; a player may roll his own characters and the GM's, no other's,
+    and only a roll one of his own characters takes part in (the GM's NPCs among
+    themselves are the GM's to roll)."""
     sides = []
+    own = False
     for pool in pools:
-        character: Character = context.roster.find(pool.actor)
+        refuse_player_advantage(context, pool)
+        character: Character = find_character(context, pool.actor, doing)
         record = context.roster.record(character.name)
         if (record.get("owner") and not context.by_gm) or not record.get("approved"):
             character = require_control(context, character.name, doing)
+        own = own or bool(record.get("owner"))
         require_in_play(character)
         sides.append(side_of(context, character, pool))
+    if not context.by_gm and not own:
+        raise Forbidden(
+            f"Only a GM may {doing} between the GM's characters alone; a player's roll "
+            "names his own character among them."
+        )
     return tuple(sides)
 
 
@@ -318,7 +404,7 @@ def resolve_opposed(request: Opposed, context: Context, dice: DiceSource) -> Res
         raise Forbidden(
             "Only a GM may award a tie to all (tie=all), when the Reward is not mutually exclusive."
         )
-    sides = _sides(context, request.sides, "roll")
+    sides = _sides(context, request.sides, "make an opposed roll")
     rulings = rulings_of(context)
     roll = roll_opposed(
         [(side.name, side.spec) for side in sides], dice, rulings, award_ties_to_all=request.tie_all
@@ -326,9 +412,12 @@ def resolve_opposed(request: Opposed, context: Context, dice: DiceSource) -> Res
     _remember_unredoable(context, [side.name for side in sides], "opposed")
     odds = cached_opposed_odds(tuple(side.spec for side in sides), rulings)
     chance = None
-    if odds is not None and len(roll.winners) == 1:
-        chance = odds.wins[roll.names.index(roll.winners[0])]
-    return Resolution("opposed", OpposedView(sides, roll, odds), chance)
+    if odds is not None and roll.awarded_to_all:
+        chance = odds.first_round_tie
+    elif odds is not None and len(roll.winners) == 1:
+        index = roll.names.index(roll.winners[0])
+        chance = odds.first_round[index] if request.tie_all else odds.wins[index]
+    return Resolution("opposed", OpposedView(sides, roll, odds, request.tie_all), chance)
 
 
 def resolve_group(request: Group, context: Context, dice: DiceSource) -> Resolution:
@@ -337,7 +426,12 @@ def resolve_group(request: Group, context: Context, dice: DiceSource) -> Resolut
         raise RuleViolation(
             "A group roll is judged by the Level table, which is for unstructured play."
         )
-    sides = _sides(context, request.members, "roll")
+    if len(request.members) < 2:
+        raise RuleViolation(
+            "A group roll is for two or more characters doing the same thing; one character "
+            f"makes a standard roll: [[roll {request.members[0].actor} ...]]."
+        )
+    sides = _sides(context, request.members, "make a group roll")
     rulings = rulings_of(context)
     roll = roll_group([(s.name, s.spec, s.level) for s in sides], dice, rulings)
     _remember_unredoable(context, [side.name for side in sides], "group")

@@ -22,6 +22,7 @@ from referee.base.dice import DiceSource
 from referee.base.errors import Forbidden, RuleViolation
 from referee.system import Context, Resolution, require_control
 from referee.systems.changes import Change, changes_between, find_name
+from referee.systems.roster import find_character
 
 from . import duels, influence, stress, xp
 from .handlers import (
@@ -86,12 +87,12 @@ def resolve_duel(request: DuelDeclare | DuelStep, context: Context, dice: DiceSo
     initiator = roller(context, request.actor, "start a duel")
     if not initiator.player:
         raise RuleViolation(f"{initiator.name} is not a player character; a duel costs Influence.")
-    target: Character = context.roster.find(request.target)
+    target: Character = find_character(context, request.target, "be challenged")
     if not context.roster.record(target.name).get("approved"):
         target = require_control(context, target.name, "be challenged")
     if request.adjust and not context.by_gm:
         raise Forbidden("Only a GM adjusts an NPC's duel dice (adjust N).")
-    pool = side_of(context, initiator, Pool(initiator.name, request.sources))
+    pool = side_of(context, initiator, Pool(initiator.name, request.sources), standard=False)
     rulings = rulings_of(context)
     initiator_dice = duels.duel_pool({s.name: s.dice for s in pool.sources}, limits=context.limits)
     if target.player:
@@ -258,6 +259,12 @@ def _named_gains(
     for kind, name in gains:
         known = [n for n, _ in character.traits(kind)]
         match = next((n for n in known if n.casefold() == name.casefold()), name)
+        if kind == TraitKind.BENEFIT and match in known:
+            # The seed: "Um novo Benefício": a Level's Benefit is a new one, never a Rank more.
+            raise RuleViolation(
+                f"{character.name} already has the Benefit {match}: a Level grants a new "
+                "Benefit; name one he does not have."
+            )
         character = with_rank(character, kind, match, 1)
         counts[
             "tiers"

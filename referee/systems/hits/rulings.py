@@ -21,7 +21,9 @@ the default:
 * ``stakes_wounds`` (R-24) takes 0 to 2, not only RULES.md's 0 and 2;
 * ``group_ties``: when rollers of different Levels tie for the most hits in a group roll
   under R-42 ``"roller"``, whose Level sets the thresholds: ``"lowest"`` (default, the
-  group gets the better result) or ``"highest"``.
+  group gets the better result) or ``"highest"``;
+* ``traits_in_roll``: what a skill, ability or benefit named in a standard roll gives
+  (``"advantage"``, 1 each, the default; ``"rank"``; ``"dice"``, the Rank in dice).
 """
 
 from __future__ import annotations
@@ -111,6 +113,17 @@ class XpMode(str, Enum):
     FAST = "fast"  # 3 + 1 per use, capped by R-27
 
 
+class TraitsInRoll(str, Enum):
+    """Added: what a skill, ability or benefit named in a roll gives. The seed rolls "um
+    número de d6 igual ao atributo mais relevante" and names a skill "para adicionar
+    vantagem" (its quick-roll example) without saying how much; RULES.md §5: "A roll
+    throws d6 equal to the attribute"."""
+
+    ADVANTAGE = "advantage"  # one attribute's dice; each trait named adds 1 Advantage
+    RANK = "rank"  # one attribute's dice; each trait named adds its Rank in Advantage
+    DICE = "dice"  # every source named adds its dice (attributes and traits by Rank)
+
+
 @dataclass(frozen=True)
 class Rulings:
     """Every choice §5 leaves open, with RULES.md's default.
@@ -140,6 +153,7 @@ class Rulings:
     # added: an NPC's duel pool is Level + this
     npc_duel_bonus: int = field(default=7, metadata={"range": (0, 50)})
     group_ties: GroupTies = GroupTies.LOWEST  # added
+    traits_in_roll: TraitsInRoll = TraitsInRoll.ADVANTAGE  # added: the seed's reading
 
     def __post_init__(self) -> None:
         coerce_options(self)

@@ -258,6 +258,33 @@ def creation_problems(attributes: Mapping[Attribute, int]) -> list[str]:
     return problems
 
 
+def grown_problems(attributes: Mapping[Attribute, int], levels: int) -> list[str]:
+    """Every way attributes exceed the creation array plus ``levels`` level-ups (each +1 to
+    two different attributes, and +1 to the highest instead of two Tiers: 3 at most).
+
+    >>> grown_problems({Attribute.BODY: 6, Attribute.TALENT: 6,
+    ...                 Attribute.SPIRIT: 6, Attribute.MIND: 6}, 2)
+    ['the attributes add 13 to the creation array (4, 3, 2, 2); 2 Levels add at most 6']
+    >>> grown_problems({Attribute.BODY: 5, Attribute.TALENT: 4,
+    ...                 Attribute.SPIRIT: 2, Attribute.MIND: 3}, 2)
+    []
+    """
+    problems = [f"{a.value} is missing" for a in Attribute if a not in attributes]
+    if problems:
+        return problems
+    values = sorted((attributes[a] for a in Attribute), reverse=True)
+    added = sum(values) - sum(CREATION_VALUES)
+    if added > 3 * levels:
+        problems.append(
+            f"the attributes add {added} to the creation array (4, 3, 2, 2); {levels} "
+            f"Level{'s' if levels != 1 else ''} add at most {3 * levels}"
+        )
+    below = [v for v, floor in zip(values, CREATION_VALUES, strict=True) if v < floor]
+    if below:
+        problems.append("the attributes are below the creation array (4, 3, 2, 2)")
+    return problems
+
+
 def character_problems(character: Character) -> list[str]:
     """Every way a character's sheet is impossible, written for the GM; empty if none."""
     c = character

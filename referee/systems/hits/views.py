@@ -120,6 +120,7 @@ class Source:
 
     name: str
     dice: int
+    advantage: int = 0  # a trait in a standard roll: the Advantage it adds instead of dice
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ class OpposedView:
     sides: tuple[Side, ...]
     roll: OpposedRoll
     odds: OpposedOdds | None  # None past the exact sums' bounds
+    tie_all: bool = False  # the GM's tie=all: a first-round tie is awarded, never rerolled
 
 
 @dataclass(frozen=True)

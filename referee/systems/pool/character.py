@@ -78,8 +78,9 @@ class PoolCharacter:
         Each change's ``before`` is checked against now (ValueError if stale).
 
         >>> kara = PoolCharacter(Sheet("Kara", willpower=5), State(5))
-        >>> kara.changed((Change("character", "Kara", "willpower_points", 5, 4),)).state
-        State(willpower_points=4, free_botch_used=False, willpower_turn=None, counters={})
+        >>> spent = Change("character", "Kara", "willpower_points", 5, 4)
+        >>> kara.changed((spent,)).state.willpower_points
+        4
         """
         return replace(
             self,
@@ -132,12 +133,13 @@ class PoolSheet:
                 willpower=record.get(WILLPOWER, 1),
                 humanity=record.get(HUMANITY, 7),
             )
-            turn = record.get("willpower_turn")
+            turn, acted = record.get("willpower_turn"), record.get("acted_turn")
             state = State(
                 willpower_points=record.get("willpower_points", sheet.willpower),
                 free_botch_used=bool(record.get("free_botch_used", False)),
                 willpower_turn=None if turn is None else str(turn),
                 counters={str(k): v for k, v in dict(record.get("counters", {})).items()},
+                acted_turn=None if acted is None else str(acted),
             )
             return PoolCharacter(sheet, state, str(record.get("kind", "pc")))
         except (KeyError, TypeError, ValueError) as error:
@@ -159,6 +161,7 @@ class PoolSheet:
             "free_botch_used": state.free_botch_used,
             "willpower_turn": state.willpower_turn,
             "counters": dict(state.counters),
+            **({"acted_turn": state.acted_turn} if state.acted_turn else {}),
         }
 
     def validate(self, character: PoolCharacter, rules: Table) -> list[str]:

@@ -15,6 +15,7 @@ from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation, UnknownName
 from referee.system import Context, Resolution
 from referee.systems.changes import find_name
+from referee.systems.roster import find_character
 
 from . import edits
 from .character import PoolCharacter
@@ -106,7 +107,7 @@ def resolve_difficulty(request: SetDifficulty, context: Context, dice: DiceSourc
 
 def resolve_success(request: AutoSuccess, context: Context, dice: DiceSource) -> Resolution:
     """An automatic success (no roll); named on a task, it adds one success to the tally."""
-    character: PoolCharacter = context.roster.find(request.roller)
+    character: PoolCharacter = find_character(context, request.roller)
     if request.task is None:
         return Resolution("success", AutoShown(character.name))
     state = thread_state(context)
@@ -137,7 +138,7 @@ def resolve_session(request: StartSession, context: Context, dice: DiceSource) -
 
 
 def _character_name(context: Context, name: str) -> str:
-    return str(context.roster.find(name).name)
+    return str(find_character(context, name).name)
 
 
 def resolve_task(request: OpenTask, context: Context, dice: DiceSource) -> Resolution:
@@ -214,7 +215,7 @@ def resolve_teamwork(request: AllowTeamwork, context: Context, dice: DiceSource)
 
 def resolve_set(request: Edit, context: Context, dice: DiceSource) -> Resolution:
     """Edit ratings (Attributes, Abilities, Willpower, Humanity) and Willpower points."""
-    character: PoolCharacter = context.roster.find(request.roller)
+    character: PoolCharacter = find_character(context, request.roller)
     rules: Table = engine_table(context, thread_state(context))
     lists = rules.traits
     sheet, state = character.sheet, character.state
@@ -251,7 +252,7 @@ def _kept(context: Context, character: PoolCharacter, edit: edits.Edit) -> PoolC
 
 def resolve_counter(request: SetCounter, context: Context, dice: DiceSource) -> Resolution:
     """Set, change (+N/-N) or clear one of a character's free-form counters."""
-    character: PoolCharacter = context.roster.find(request.roller)
+    character: PoolCharacter = find_character(context, request.roller)
     state = character.state
     key = next((k for k in state.counters if k.casefold() == request.counter), request.counter)
     before = state.counters.get(key)

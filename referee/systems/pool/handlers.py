@@ -6,8 +6,14 @@ difficulty, tasks, contests, half-declared resisted rolls; :mod:`.threads`), ask
 pure engine (:mod:`.rolls`, :mod:`.contests`) and writes the engine's changes back
 through ``context.roster`` and ``context.table``, so a refused tag writes nothing.
 
-A post is a turn: Willpower's "one a turn" (R-32) is one point a post per character.
-The GM's verbs are in :mod:`.gm`.
+A turn is the thread's initiative round while an order runs there, else a post:
+Willpower's "one a turn" (R-32) is one point a turn per character, and a character
+acts once a turn unless he declares several actions together (``act``, R-34); a
+reflexive roll does not count. The GM's verbs are in :mod:`.gm`.
+
+The seed gives the Narrator the last word on difficulty and builds every pool from
+the sheet, so a player may not set what only a GM does (:func:`refuse_gm_options`):
+a difficulty under the GM's standing one, a number of dice for a character, extra dice.
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from referee.base.dice import DiceSource
-from referee.base.errors import RuleViolation, UnknownName
+from referee.base.errors import Forbidden, RuleViolation, UnknownName
+from referee.resolve.tracker_verbs import TABLE as INITIATIVE
 from referee.system import Context, Resolution, require_control, require_gm
 from referee.systems.changes import Change, find_name
+from referee.systems.roster import find_character
 
 from .character import PoolCharacter
 from .contests import (
@@ -57,6 +65,7 @@ class ActionsShown:
     actions: ActionsVerdict
     declared: int  # actions declared (the multiple-actions penalty counts them)
     points_left: int | None = None
+    reflexive: int = 0  # reflexive rolls beside them (not actions: they lose no dice)
 
 
 @dataclass(frozen=True)
@@ -106,11 +115,70 @@ def store(context: Context, character: PoolCharacter | None, changes: tuple[Chan
         context.roster.update(character.changed(mine))
 
 
+def current_turn(context: Context) -> str:
+    """The turn a roll belongs to: the thread's initiative round while one runs, else the post."""
+    record = context.table(INITIATIVE).get(context.post.thread)
+    round_ = record.get("round", 0) if record else 0
+    if isinstance(round_, int) and round_ > 0:
+        return f"{context.post.thread} round {round_}"
+    return context.post.fullname
+
+
+def _turn_words(turn: str, context: Context) -> str:
+    return "in this post" if turn == context.post.fullname else "this round"
+
+
+def refuse_gm_options(context: Context, request: RollRequest, state: ThreadState) -> None:
+    """Refuse a player's roll that sets what only a GM may (the seed: the Narrator has the
+    last word on difficulty; a pool is the sheet's traits), saying why and who may."""
+    if context.by_gm:
+        return
+    name = request.roller
+    if name and request.pool.dice is not None:
+        raise Forbidden(
+            f"Only a GM may roll a number of dice for a character: {name}'s pool is the "
+            f"sheet's traits, like [[roll {name} dexterity+stealth]]. A pool for nobody, "
+            "[[roll 6]], is anyone's."
+        )
+    if name and request.pool.modifier > 0:
+        raise Forbidden(
+            f"Only a GM may add dice to a pool (+{request.pool.modifier}): the pool is the "
+            f"sheet's traits. Ask the GM, or roll [[roll {name} dexterity+stealth]]."
+        )
+    if state.difficulty is not None and (
+        request.difficulty is not None or request.difficulty_modifier
+    ):
+        raise Forbidden(
+            f"The GM set difficulty {state.difficulty} in this thread: only a GM may change "
+            "it for a roll. Roll without diff."
+        )
+
+
+def acting(
+    context: Context, character: PoolCharacter | None, requests: list[RollRequest]
+) -> tuple[Change, ...]:
+    """The change marking ``character``'s action this turn; refused if he already acted.
+
+    Several actions in one turn are declared together (``act``), so each loses its dice
+    (R-34); a reflexive roll is not an action.
+    """
+    if character is None or all(r.reflexive for r in requests):
+        return ()
+    turn, name = current_turn(context), character.name
+    if character.state.acted_turn == turn:
+        raise RuleViolation(
+            f"{name} has already acted {_turn_words(turn, context)}. Several actions in one "
+            f"turn are declared together, so each loses dice: [[act {name} 2: "
+            "dexterity+brawl, dexterity+dodge]]. A soak or a resistance is marked reflexive."
+        )
+    return (Change("character", name, "acted_turn", character.state.acted_turn, turn),)
+
+
 def _prepared(context: Context, request: RollRequest, state: ThreadState) -> RollRequest:
     """The request as this post and thread make it: its turn, the GM's Willpower ban."""
     return replace(
         request,
-        turn=request.turn or context.post.fullname,
+        turn=request.turn or current_turn(context),
         willpower_allowed=state.willpower_allowed,
     )
 
@@ -149,17 +217,20 @@ def resolve_roll(request: Roll, context: Context, dice: DiceSource) -> Resolutio
     roll_request = _prepared(context, request.side.request, state)
     if character is not None:
         roll_request = replace(roll_request, roller=character.name)
+    refuse_gm_options(context, roll_request, state)
     table = engine_table(context, state)
     if request.task is None:
         verdict = engine_roll(roll_request, actor, table, dice)
-        store(context, character, verdict.changes)
+        acted = acting(context, character, [roll_request])  # after the engine's own refusals
+        store(context, character, verdict.changes + acted)
         shown = RollShown(
             verdict.roll, table.rulings.labels, points_left=_points_left(character, verdict.changes)
         )
         return Resolution("roll", shown, verdict.roll.chance)
     task = find_task(state, request.task)
     extended = roll_extended(roll_request, actor, task, table, dice)
-    store(context, character, extended.changes)
+    acted = acting(context, character, [roll_request])
+    store(context, character, extended.changes + acted)
     tasks = {**state.tasks, task.name.casefold(): extended.task}
     save_thread(context, replace(state, tasks=tasks))
     shown = RollShown(
@@ -181,14 +252,18 @@ def resolve_act(request: Act, context: Context, dice: DiceSource) -> Resolution:
         replace(_prepared(context, r, state), roller=character.name)
         for r in _with_attribute(request, table.traits)
     ]
+    for one in requests:
+        refuse_gm_options(context, one, state)
     verdict = engine_actions(requests, character.actor, table, dice)
-    store(context, character, verdict.changes)
+    acted = acting(context, character, requests)
+    store(context, character, verdict.changes + acted)
     shown = ActionsShown(
         character.name,
         table.rulings.labels,
         verdict,
-        len(requests),
+        sum(not r.reflexive for r in requests),
         _points_left(character, verdict.changes),
+        sum(r.reflexive for r in requests),
     )
     return Resolution("actions", shown)
 
@@ -232,9 +307,10 @@ def resolve_resist(request: Resist, context: Context, dice: DiceSource) -> Resol
     state = thread_state(context)
     first = require_control(context, request.first.roller, "roll")
     first_request = replace(_prepared(context, request.first.request, state), roller=first.name)
+    refuse_gm_options(context, first_request, state)
     table = engine_table(context, state)
     if request.second is None:
-        opponent = context.roster.find(request.opponent)
+        opponent = find_character(context, request.opponent, "be resisted")
         waiting = next(
             (
                 p
@@ -257,6 +333,7 @@ def resolve_resist(request: Resist, context: Context, dice: DiceSource) -> Resol
         second_request = _prepared(context, request.second, state)
         second_name = second.name if second else nameless
         second_request = replace(second_request, roller=second_name)
+        refuse_gm_options(context, second_request, state)
         sides = [(first, first_request, first.name), (second, second_request, second_name)]
     return _resisted(context, state, table, sides, dice)
 

@@ -218,6 +218,7 @@ class State:
     free_botch_used: bool = False  # R-33: spent this session
     willpower_turn: str | None = None  # the turn the last point was spent in (one a turn)
     counters: Mapping[str, Counter] = field(default_factory=dict)  # health, blood, notes
+    acted_turn: str | None = None  # the turn of the last action (one a turn, unless declared)
 
     @classmethod
     def fresh(cls, sheet: Sheet) -> State:
@@ -227,8 +228,8 @@ class State:
     def to_dict(self) -> dict[str, Any]:
         """The state as JSON-ready data.
 
-        >>> State.from_dict(State(3, True, "t1", {"health": 7}).to_dict())
-        State(willpower_points=3, free_botch_used=True, willpower_turn='t1', counters={'health': 7})
+        >>> State.from_dict(State(3, True, "t1", {"health": 7}).to_dict()).counters
+        {'health': 7}
         """
         return {
             "version": STATE_VERSION,
@@ -236,6 +237,7 @@ class State:
             "free_botch_used": self.free_botch_used,
             "willpower_turn": self.willpower_turn,
             "counters": dict(self.counters),
+            "acted_turn": self.acted_turn,
         }
 
     @classmethod
@@ -252,9 +254,14 @@ class State:
                 free_botch_used=bool(data["free_botch_used"]),
                 willpower_turn=None if turn is None else str(turn),
                 counters={str(k): v for k, v in counters.items()},
+                acted_turn=_text_or_none(data.get("acted_turn")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise StoreError(f"A stored pool state is malformed: {error!r}") from error
+
+
+def _text_or_none(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 def _rating_problem(what: str, value: object, low: int, high: int) -> str | None:

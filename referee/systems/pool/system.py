@@ -9,7 +9,7 @@ the exact odds the conformance kit checks, and the templates in ``templates/``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar
@@ -81,7 +81,7 @@ VERBS = (
         tags.ACT_USAGE,
         form="act <character> [N or <attribute>]: <pool> [options], <pool> [options], ...",
         help="several actions in one turn: N actions lose N, N+1, ... dice (reflexive ones none)",
-        example="act Kara 2: dexterity+brawl, dexterity+dodge",
+        example="act Dax 2: dexterity+brawl, dexterity+dodge",
     ),
     _verb(
         "resist",
@@ -119,9 +119,10 @@ VERBS = (
         tags.parse_session,
         gm.resolve_session,
         tags.SESSION_USAGE,
-        form="session",
-        help="GM: a new session starts; every free botch comes back (R-33)",
+        form="session (or chapter)",
+        help="GM: a new session or chapter starts; every free botch comes back (R-33)",
         example="session",
+        aliases=("chapter",),
         gm_only="start a session",
     ),
     _verb(
@@ -304,6 +305,13 @@ class Pool(SeedsCharacters):
         """The rulings and the trait lists, as every roll reads them."""
         return Table(rulings, rulings.lists)
 
+    def undo_within_rules(
+        self, table: str, before: dict[str, Any] | None, undone: Any, changes: list[list[Any]]
+    ) -> Any:
+        """A voided roll's undo; a later action's turn stands without a word to the GM."""
+        kept = tuple(f for f in undone.kept if f not in ("sheet.acted_turn",))
+        return replace(undone, kept=kept)
+
     def end_encounter(self, context: Context) -> handlers.EncounterEnd:
         """The thread's standing difficulty and half-declared resisted rolls are dropped."""
         return handlers.end_encounter(context)
@@ -362,6 +370,8 @@ class Pool(SeedsCharacters):
                 "characters": (
                     {"name": "Kara", "kind": "pc", "traits": kara, "willpower": 5},
                     {"name": "Guard", "kind": "npc", "traits": guard, "willpower": 3},
+                    # Kara has rolled by the time act is tried: one action a turn.
+                    {"name": "Dax", "kind": "pc", "traits": kara, "willpower": 4},
                 )
             }
         )

@@ -175,9 +175,10 @@ class SetCounter:
 
 
 def _int(text: str, usage: str, low: int, high: int, what: str) -> int:
-    if not _NUMBER.fullmatch(text.lstrip("+-")):
+    body = text.lstrip("+-")
+    if not _NUMBER.fullmatch(body.lstrip("0") or "0") or not body.isascii() or not body.isdigit():
         raise TagError(f"'{shorten(text)}' is not a number; {what} is {low} to {high}.", usage)
-    value = int(text)
+    value = int(text[: len(text) - len(body)] + (body.lstrip("0") or "0"))  # 007 is 7
     if not low <= value <= high:
         raise TagError(f"{what.capitalize()} is {low} to {high}, not {value}.", usage)
     return value
@@ -352,19 +353,24 @@ def parse_act(rest: str, context: ParseContext) -> Act:
         raise TagError("List the actions after the colon, separated by commas.", ACT_USAGE)
     if len(actions) > _MAX_ACTIONS:
         raise TagError(f"At most {_MAX_ACTIONS} actions in one declaration.", ACT_USAGE)
-    shared = ""
-    if qualifier and _NUMBER.fullmatch(qualifier[0]):
-        if int(qualifier[0]) != len(actions):
-            raise TagError(
-                f"You declared {qualifier[0]} actions but listed {len(actions)}.", ACT_USAGE
-            )
-    elif qualifier:
-        shared = qualifier[0]
     requests = []
     for action in actions:
         words = _words(action)
         request = RollRequest(_pool(words[0], ACT_USAGE), roller=roller)
         requests.append(_options(words[1:], ACT_USAGE, request))
+    shared = ""
+    if qualifier and _NUMBER.fullmatch(qualifier[0]):
+        # The seed: a reflexive act "não conta como uma ação": the count leaves it out.
+        counted = sum(not r.reflexive for r in requests)
+        if int(qualifier[0]) != counted:
+            reflexive = len(requests) - counted
+            aside = f" (and {reflexive} reflexive, which do not count)" if reflexive else ""
+            raise TagError(
+                f"You declared {int(qualifier[0])} actions but listed {counted}{aside}.",
+                ACT_USAGE,
+            )
+    elif qualifier:
+        shared = qualifier[0]
     return Act(roller, tuple(requests), shared)
 
 

@@ -139,8 +139,29 @@ def _sides_written(character: Character, change: Change) -> Character:
 
 
 def _advance(character: Character, change: Change) -> Character:
+    """The new tier's lines, free, but a line lost to a Catastrophe still waits for its
+    refreshes ("Musi odczekać do kolejnego Wyczerpania"): each keeps one new line lost,
+    of the same dice if the new tier has one, else the smallest.
+
+    >>> from referee.systems.trikus.state import LineStatus
+    >>> lost = Line(1, LineStatus.LOST, 2)
+    >>> pawel = Character("Pawel", "u", Tier.BEGINNER, (Line(1), lost, Line(1)))
+    >>> advanced = _advance(pawel, Change(ChangeKind.ADVANCE, "Pawel", 0, "advanced"))
+    >>> [(line.dice, line.status.value, line.refreshes_left) for line in advanced.lines]
+    [(2, 'free', 0), (1, 'lost', 2)]
+    """
     tier = Tier(change.detail)
-    return replace(character, tier=tier, lines=tuple(Line(d) for d in tier.lines), sides_due=True)
+    lines = [Line(d) for d in tier.lines]
+    for old in character.lines:
+        if old.status is not LineStatus.LOST:
+            continue
+        free = [i for i, line in enumerate(lines) if line.status is LineStatus.FREE]
+        if not free:
+            break
+        same = [i for i in free if lines[i].dice == old.dice]
+        index = same[0] if same else min(free, key=lambda i: lines[i].dice)
+        lines[index] = Line(lines[index].dice, LineStatus.LOST, old.refreshes_left)
+    return replace(character, tier=tier, lines=tuple(lines), sides_due=True)
 
 
 _CHARACTER: dict[ChangeKind, Callable[[Character, Change], Character]] = {

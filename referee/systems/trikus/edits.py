@@ -21,6 +21,7 @@ from referee.base.dice import DiceSource
 from referee.base.errors import Forbidden, RuleViolation
 from referee.resolve.corrections import is_void, void_roll
 from referee.system import Context, Resolution, require_control
+from referee.systems.roster import find_character
 
 from . import resources
 from .handlers import Adjusted, adjusted
@@ -29,7 +30,7 @@ from .tags import Bare, Count, Named, Names, Renew, SetLine, Sides
 
 
 def _name(context: Context, typed: str) -> str:
-    return context.roster.find(typed).name
+    return str(find_character(context, typed).name)
 
 
 def resolve_light(request: Count, context: Context, dice: DiceSource) -> Resolution:

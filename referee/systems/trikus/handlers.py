@@ -25,6 +25,7 @@ from referee.base.dice import DiceSource, RecordingDice
 from referee.base.errors import Forbidden, RuleViolation
 from referee.system import Change as VerdictChange
 from referee.system import Context, Resolution, require_control, require_gm
+from referee.systems.roster import find_character
 
 from .changes import Change, apply
 from .combat import Blow, RoundResult, resolve_round, start_fight
@@ -183,7 +184,7 @@ def resolve_open(request: Open, context: Context, dice: DiceSource) -> Resolutio
     party = load_party(context)
     names: list[str] = []
     for typed in request.names:
-        name = context.roster.find(typed).name
+        name = find_character(context, typed).name
         character = party.character(name)
         if character.status.value != "active":
             raise RuleViolation(f"{name} is {character.status.value} and cannot take part.")
@@ -861,3 +862,34 @@ def adjusted(
     return Resolution(
         "adjusted", Adjusted(verb, changes, _standings(after, touched), note), None, changes
     )
+
+
+@dataclass(frozen=True)
+class EncounterEnd:
+    """What ``[[end encounter]]`` closed in the thread: an open test or fight (its kind and
+    who was in it), and a Negotiation left waiting for an answer."""
+
+    kind: str  # "test", "fight", "duel" or "" (nothing was open)
+    participants: tuple[str, ...] = ()
+    negotiation: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.kind or self.negotiation)
+
+
+def end_encounter(context: Context) -> EncounterEnd:
+    """The GM ends the encounter: the thread's open test or fight closes without a result
+    (a fighter dead or fallen mid-fight no longer holds it open); the standing difficulty
+    and the last result (for ``[[overturn]]``) stay."""
+    record = thread_state(context)
+    opened, waiting = record.get("open"), record.get("waiting")
+    party = load_party(context)
+    if not opened and not waiting and party.fight is None:
+        return EncounterEnd("")
+    if party.fight is not None:
+        save_party(context, party, replace(party, fight=None))
+    kept = {key: value for key, value in record.items() if key not in ("open", "waiting")}
+    put_thread_state(context, kept)
+    kind = str(opened["kind"]) if opened else "fight" if party.fight is not None else ""
+    names = tuple(opened["participants"]) if opened else ()
+    return EncounterEnd(kind, names, bool(waiting))

@@ -51,6 +51,10 @@ _WORD = re.compile(r"^([a-z_-]+)(?:[=:](.*))?$")
 _FLAGS = {"empower": "empower", "opt-out": "opt_out", "optout": "opt_out", "accept": "accept"}
 
 
+_QUOTED_USE = re.compile(r'\buse\s*=\s*["“”]([^"“”]*)["“”]', re.I)
+_SPACE = "\ue000"  # a quoted item name's spaces while the words are split (not whitespace)
+
+
 def parse_policy(text: str, limits: Limits = DEFAULT_LIMITS) -> Policy:
     """A Policy from whitespace-separated words; TagError naming the bad word and the form.
 
@@ -63,11 +67,22 @@ def parse_policy(text: str, limits: Limits = DEFAULT_LIMITS) -> Policy:
         raise TagError(f"A declaration is at most {limits.max_tag_chars} characters.", USAGE)
     fields: dict[str, object] = {}
     use: list[str] = []
+    # An item whose name has spaces is quoted: use="Lucky charm" (one word from here on).
+    text = _QUOTED_USE.sub(lambda m: "use=" + m.group(1).strip().replace(" ", _SPACE), text)
+    after_use = False
+    seen: set[str] = set()
     for word in text.split():
         match = _WORD.match(word.lower())
+        hint = ' (an item with spaces in its name is quoted: use="Lucky charm")'
+        not_a_word = f"'{word[:40]}' is not a declaration word{hint if after_use else ''}."
         if match is None:
-            raise TagError(f"'{word[:40]}' is not a declaration word.", USAGE)
+            raise TagError(not_a_word, USAGE)
         key, value = match.group(1), match.group(2)
+        after_use = key == "use"
+        option = "attack or defend" if key in ("attack", "defend") else key
+        if key != "use" and option in seen:  # never the last one silently winning
+            raise TagError(f"Give {option} once.", USAGE)
+        seen.add(option)
         raw = word[len(key) + 1 :]  # the value as typed (names keep their case)
         if key in _FLAGS and value is None:
             fields[_FLAGS[key]] = True
@@ -94,16 +109,17 @@ def parse_policy(text: str, limits: Limits = DEFAULT_LIMITS) -> Policy:
         elif key == "use" and raw:
             if len(raw) > limits.max_name_chars:
                 raise TagError(f"An item name is at most {limits.max_name_chars} characters.")
-            use.append(raw)
+            use.append(raw.replace(_SPACE, " "))
         else:
-            raise TagError(f"'{word[:40]}' is not a declaration word.", USAGE)
+            raise TagError(not_a_word, USAGE)
     return Policy(**fields, use=tuple(use))  # type: ignore[arg-type]
 
 
 def _whole(key: str, value: str | None, limits: Limits) -> int:
     if value is None or not (value.isascii() and value.isdigit()):
         raise TagError(f"{key} needs a whole number, not {value!r}.", USAGE)
-    number = int(value) if len(value) <= 4 else limits.max_dice + 1
+    digits = value.lstrip("0") or "0"  # leading zeros are read: 002 is 2
+    number = int(digits) if len(digits) <= 4 else limits.max_dice + 1
     if number > limits.max_dice:
         raise TagError(f"{key} is at most {limits.max_dice}.", USAGE)
     return number

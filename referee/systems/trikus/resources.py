@@ -141,15 +141,22 @@ def falls(ledger: Ledger) -> None:
 def sacrifice(ledger: Ledger, took_part: tuple[str, ...]) -> None:
     """The Master's sacrifice: a player lost all dice to a master NPC.
 
-    The party's Master dies if he fought, else falls to the Dark Side; every character
-    of a lower tier advances. Without a player Master, nothing happens.
+    One player Master ("postać Mistrza … oddaje życie": one life, one tier for the
+    rest): the first who fought dies; if none fought, the first falls to the Dark Side.
+    Every character of a lower tier advances once. Without a player Master, nothing
+    happens.
     """
-    for master in [c for c in ledger.party.active if c.tier is Tier.MASTER]:
-        if master.name in took_part:
-            ledger.add(Change(ChangeKind.DEATH, master.name, 0, "the Master's sacrifice"))
-        else:
-            ledger.add(Change(ChangeKind.FALL, master.name, 0, "did not fight the master"))
-        ledger.add(*advancements(ledger.party, Tier.MASTER, master.name))
+    masters = [c for c in ledger.party.active if c.tier is Tier.MASTER]
+    if not masters:
+        return
+    fought = [m for m in masters if m.name in took_part]
+    if fought:
+        master = fought[0]
+        ledger.add(Change(ChangeKind.DEATH, master.name, 0, "the Master's sacrifice"))
+    else:
+        master = masters[0]
+        ledger.add(Change(ChangeKind.FALL, master.name, 0, "did not fight the master"))
+    ledger.add(*advancements(ledger.party, Tier.MASTER, master.name))
 
 
 def refresh_if_due(ledger: Ledger) -> None:

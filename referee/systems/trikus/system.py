@@ -328,9 +328,9 @@ class Trikus(SeedsCharacters):
         """The rulings are the whole rules value: trikus reads no tables."""
         return rulings
 
-    def end_encounter(self, context: Context) -> bool:
-        """Trikus keeps no encounter state besides tests and fights, which end by their dice."""
-        return False
+    def end_encounter(self, context: Context) -> handlers.EncounterEnd:
+        """The thread's open test or fight closes, with no result (RULES.md §3.7)."""
+        return handlers.end_encounter(context)
 
     def roster_view(
         self, campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]
@@ -351,7 +351,18 @@ class Trikus(SeedsCharacters):
     ) -> list[tuple[str, ...]]:
         """``referee characters``: a header row, then one row per stored character."""
         rows: list[tuple[str, ...]] = [
-            ("name", "owner", "approved", "tier", "lines", "morale", "light", "dark", "status")
+            (
+                "name",
+                "owner",
+                "approved",
+                "tier",
+                "lines",
+                "morale",
+                "light",
+                "dark",
+                "status",
+                "items",
+            )
         ]
         for record in records:
             row = _row(record)
@@ -366,14 +377,17 @@ class Trikus(SeedsCharacters):
                     str(row.light),
                     row.dark,
                     row.status,
+                    row.items,  # the traits found so far, as the roster shows them
                 )
             )
         return rows
 
     def private_fields(self, rules: Rulings) -> tuple[str, ...]:
-        """Sheet fields no view shows (``[[sheet]]``): Dark sides under ``gm_blind_dark``,
+        """Sheet fields no view shows (``[[sheet]]``): the items as stored, whose traits
+        their owner may not have found yet ("Nie wszystkie muszą być znane właścicielowi";
+        the items column shows the found ones), and Dark sides under ``gm_blind_dark``,
         should a sheet written before the ruling still name them."""
-        return ("dark_sides",) if rules.gm_blind_dark else ()
+        return ("equipment", "dark_sides") if rules.gm_blind_dark else ("equipment",)
 
     def template_helpers(self) -> Mapping[str, Any]:
         return {"change_kinds": ChangeKind}

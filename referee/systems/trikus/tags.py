@@ -149,10 +149,12 @@ class Renew:
 
 
 def _small(text: str, what: str, usage: str, high: int = 99) -> int:
-    # ASCII digits only: str.isdigit() also takes "³" and "①", which int() refuses.
-    if not (text.isascii() and text.isdigit()) or len(text) > 3 or not 0 <= int(text) <= high:
+    # ASCII digits only: str.isdigit() also takes "³" and "①", which int() refuses. Leading
+    # zeros are read (002 is 2); the length is checked on what is left of a long number.
+    digits = text.lstrip("0") or "0"
+    if not (text.isascii() and text.isdigit()) or len(digits) > 3 or not 0 <= int(digits) <= high:
         raise TagError(f"{what} is a whole number up to {high}, not '{shorten(text)}'.", usage)
-    return int(text)
+    return int(digits)
 
 
 def _names(text: str, context: ParseContext, usage: str) -> tuple[str, ...]:
@@ -207,6 +209,12 @@ def parse_open(rest: str, context: ParseContext) -> Open:
             )
         elif kind == "fight" and folded == "difficulty":
             difficulty = _small(value, "Combat Difficulty", OPEN_USAGE, 20) if sep else 0
+            if sep and not difficulty:  # 0 would silently mean the campaign's own
+                raise TagError(
+                    "Combat Difficulty is 1 to 20, not 0; write difficulty alone for the "
+                    "campaign's.",
+                    OPEN_USAGE,
+                )
         elif folded == "negotiate" and sep:
             gm_negotiate = _small(value, "The GM's Negotiation threshold", OPEN_USAGE, 10)
         elif sep:
@@ -324,6 +332,12 @@ def parse_line(rest: str, context: ParseContext) -> SetLine:
         if not index:
             raise TagError("Lines are counted from #1.", LINE_USAGE)
     count = _small(refreshes, "The refreshes", LINE_USAGE, 10) if refreshes else 0
+    if refreshes and not count:  # 0 would silently mean the default 2
+        raise TagError(
+            "A lost line waits 1 to 10 refreshes, not 0; lost alone is 2. A line back in "
+            "play is free.",
+            LINE_USAGE,
+        )
     if status is LineStatus.LOST and not count:
         count = 2
     actor = name_argument(" ".join(words[:-2]), "character", LINE_USAGE, context.limits)

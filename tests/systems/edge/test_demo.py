@@ -27,9 +27,14 @@ def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return copy_demo("edge", tmp_path)
 
 
+# Answers to a move waiting under edge_use = "ask": the demo spends by policy, where no
+# move waits (test_system.py plays them with fixed dice).
+ANSWERS = {"edge", "keep", "final"}
+
+
 def test_the_demo_thread_uses_every_verb() -> None:
     """Every verb of an edge campaign (its own and the core's) appears in a tag of the thread."""
-    assert every_verb(SYSTEM) == thread_verbs(DEMO / "thread.json", SYSTEM)
+    assert every_verb(SYSTEM) - ANSWERS == thread_verbs(DEMO / "thread.json", SYSTEM)
 
 
 def test_the_demo_ends_the_encounter_and_approves_the_newcomer(

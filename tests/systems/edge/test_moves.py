@@ -142,9 +142,10 @@ def test_a_counter_and_modifiers_add_to_the_roll() -> None:
     )
 
 
-def test_a_plain_roll_and_an_unknown_stat() -> None:
-    """No stat rolls 2d6 plain; an unknown stat lists the known ones without rolling."""
-    assert 7 == move(kara(), [3, 4], roll_on=None).move.result.total
+def test_a_move_without_a_stat_and_an_unknown_stat_are_refused() -> None:
+    """A move is 2d6 + a stat or counter (the seed): none, or an unknown one, rolls nothing."""
+    with pytest.raises(RuleViolation, match="Name the stat or counter Kara rolls"):
+        move(kara(), [], roll_on=None)
     with pytest.raises(UnknownName, match="the stats and counters are cool, hard"):
         move(kara(), [], roll_on="luck")
 

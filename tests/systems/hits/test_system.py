@@ -85,8 +85,8 @@ VECTORS = [
 def test_section_5_2_vectors_through_the_roll_verb(
     campaign: Campaign, text: str, dice: list[int], hits: int, outcome: Outcome
 ) -> None:
-    """Each §5.2 vector at Level 1, dice for dice, by tag."""
-    view = _tag(campaign, text, dice).result
+    """Each §5.2 vector at Level 1, dice for dice, by tag (the GM's: Advantage is his)."""
+    view = _tag(campaign, text, dice, author=GM).result
     assert (hits, outcome, len(dice)) == (view.hits, view.outcome, len(view.roll.dice))
 
 
@@ -111,7 +111,7 @@ def test_quick_and_opposed_vectors(campaign: Campaign) -> None:
 
 def test_the_verdict_carries_the_exact_level_table(campaign: Campaign) -> None:
     """4 dice, Advantage 1 (face): 23/243, 1135/2187, 845/2187, and the headline chance."""
-    resolution = _tag(campaign, "roll Kara body adv 1", [3, 3, 2, 1])
+    resolution = _tag(campaign, "roll Kara body adv 1", [3, 3, 2, 1], author=GM)
     expected = [Fraction(23, 243), Fraction(1135, 2187), Fraction(845, 2187)]
     assert (expected, Fraction(1135, 2187)) == (
         [resolution.result.odds[o] for o in Outcome],
@@ -119,11 +119,19 @@ def test_the_verdict_carries_the_exact_level_table(campaign: Campaign) -> None:
     )
 
 
-def test_a_source_adds_its_rank_and_standing_advantage_adds(campaign: Campaign) -> None:
-    """body 4 + Swordsmanship 2 = 6 dice; standing Advantage 1 and the tag's 1 lift 2s to hits."""
+def test_a_skill_adds_advantage_and_standing_advantage_adds(campaign: Campaign) -> None:
+    """body 4 + Swordsmanship: 4 dice; the skill's Advantage 1, the standing 1 and the GM's
+    1 lift 1s to hits (the seed: a skill "para adicionar vantagem")."""
     _tag(campaign, "set Kara advantage 1", author=GM)
-    view = _tag(campaign, "roll Kara body + sword adv 1", [2] * 6).result
-    assert (6, 2, 6) == (view.side.spec.dice, view.side.spec.advantage, view.hits)
+    view = _tag(campaign, "roll Kara body + sword adv 1", [1] * 4, author=GM).result
+    assert (4, 3, 4) == (view.side.spec.dice, view.side.spec.advantage, view.hits)
+
+
+def test_a_source_adds_its_rank_in_dice_under_traits_in_roll_dice(tmp_path: Path) -> None:
+    """traits_in_roll = "dice": body 4 + Swordsmanship 2 = 6 dice, no Advantage."""
+    campaign = make_campaign(tmp_path, _sheets(), system="hits", rulings={"traits_in_roll": "dice"})
+    view = _tag(campaign, "roll Kara body + sword", [2] * 6).result
+    assert (6, 0, 0) == (view.side.spec.dice, view.side.spec.advantage, view.hits)
 
 
 def test_combat_rolls_count_hits_without_the_level_table(campaign: Campaign) -> None:
@@ -498,8 +506,8 @@ def test_a_long_post_s_compact_verdicts_keep_hits_outcome_and_chance(tmp_path: P
     """Forty rolls do not fit a comment in full: each compact verdict keeps its result and odds."""
     sheets = [{"name": "Kara", "owner": PLAYER, "primary": "body", "secondary": "mind"}]
     campaign = make_campaign(tmp_path, sheets, system="hits")
-    tags = " ".join("[[roll Kara body + mind adv 1]]" for _ in range(40))
-    outcome = Referee(campaign).referee(Post("t1_x", "t3_a", PLAYER, tags, 1.0))
+    tags = " ".join("[[roll Kara 7 adv 1]]" for _ in range(40))
+    outcome = Referee(campaign).referee(Post("t1_x", "t3_a", "gm", tags, 1.0))
     lines = [line for line in outcome.text.splitlines() if line.startswith("Kara:")]
     assert (40, 40) == (len(lines), sum(" hit" in line and "%)" in line for line in lines))
 
@@ -509,5 +517,5 @@ def test_extra_dice_advantage_adds_dice_through_the_tag(tmp_path: Path) -> None:
     campaign = make_campaign(
         tmp_path, _sheets(), system="hits", rulings={"advantage": "extra_dice"}
     )
-    view = _tag(campaign, "roll Kara body adv 1", [3, 3, 3, 3, 4]).result
+    view = _tag(campaign, "roll Kara body adv 1", [3, 3, 3, 3, 4], author=GM).result
     assert (5, 1) == (len(view.roll.dice), view.hits)

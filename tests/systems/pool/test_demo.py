@@ -39,7 +39,7 @@ def test_the_demo_thread_uses_every_verb() -> None:
         "→ **botch**",  # a botch
         "*A botch, forgiven: the free botch of this session (R-33).*",  # the free botch
         "Willpower spent",  # Willpower
-        "takes 3 actions this turn",  # multiple actions
+        "takes 2 actions this turn and rolls 1 reflexive",  # multiple actions
         "reflexive:",  # a reflexive action among them
         "**The vault door is done: 11 of 10**",  # an extended task to its target
         "Shares: Kara Venn 6, Dax 5.",  # teamwork on one tally
@@ -108,7 +108,7 @@ def test_systems_lists_pool_with_its_verbs(capsys: pytest.CaptureFixture[str]) -
     parts = [
         "pool 1:",
         "seed 000",
-        "[[act Kara 2: dexterity+brawl, dexterity+dodge]]",
+        "[[act Dax 2: dexterity+brawl, dexterity+dodge]]",
         "[[session]]",
     ]
     assert [True] * len(parts) == [part in out for part in parts]

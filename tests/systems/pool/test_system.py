@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -59,9 +60,13 @@ def _tag(
     post: str | None = None,
 ):
     context = tag_context(campaign, author, thread=thread)
-    if post is not None:
-        context.post = type(context.post)(post, thread, author, "", 1.0)
+    # Each tag its own post unless told (a character acts once a post).
+    post = post or f"t1_{next(_POSTS)}"
+    context.post = type(context.post)(post, thread, author, "", 1.0)
     return resolve_tag(context, text, dice)
+
+
+_POSTS = itertools.count(1)
 
 
 def _kara(campaign: Campaign) -> dict[str, Any]:
@@ -206,9 +211,9 @@ def test_the_standing_difficulty_holds_in_its_thread_only(campaign: Campaign) ->
     _tag(campaign, "difficulty 8", author=GM)
     assert (8, 9, 6, 7) == (
         _tag(campaign, "roll Kara wits", [6, 6]).result.roll.plan.difficulty,
-        _tag(campaign, "roll Kara wits diff +1", [6, 6]).result.roll.plan.difficulty,
+        _tag(campaign, "roll Kara wits diff +1", [6, 6], author=GM).result.roll.plan.difficulty,
         _tag(campaign, "roll Kara wits", [6, 6], thread="t3_b").result.roll.plan.difficulty,
-        _tag(campaign, "roll Kara wits diff 7", [6, 6]).result.roll.plan.difficulty,
+        _tag(campaign, "roll Kara wits diff 7", [6, 6], author=GM).result.roll.plan.difficulty,
     )
 
 

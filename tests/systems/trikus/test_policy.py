@@ -26,3 +26,13 @@ def test_what_is_no_whole_number_is_refused_as_such(typed: str) -> None:
 
 def test_a_whole_number_within_the_limit_is_kept() -> None:
     assert (2, 1) == (parse_policy("morale=2 light=1").morale, parse_policy("light=1").light)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [("line=1 line=2", "Give line once"), ("attack defend:Kara", "Give attack or defend once")],
+)
+def test_an_option_given_twice_is_refused(text: str, why: str) -> None:
+    """A repeated option is refused, never the last one silently winning."""
+    with pytest.raises(TagError, match=why):
+        parse_policy(text)

@@ -104,3 +104,42 @@ def test_sacrifice_without_the_master_fighting_is_a_fall(party: Party) -> None:
     after = apply(party, changes)
     assert Status.FALLEN == after.character("M").status
     assert (Tier.ADVANCED, Tier.MASTER) == (after.character("P").tier, after.character("Z").tier)
+
+
+def test_with_two_masters_one_dies_and_each_lower_tier_advances_once(
+    party: Party, character
+) -> None:
+    """The seed: the Master "oddaje życie": one life (the Master who fought), one tier each."""
+    party = Party((*party.characters, character("N", "master")))
+    after = apply(party, resources.apply_sacrifice(party, ("P", "N")))
+    assert (Status.DEAD, Status.ACTIVE, Tier.ADVANCED, Tier.MASTER) == (
+        after.character("N").status,
+        after.character("M").status,
+        after.character("P").tier,
+        after.character("Z").tier,
+    )
+
+
+def test_with_two_masters_neither_fighting_one_falls(party: Party, character) -> None:
+    """Neither Master fought: the first falls, the other stays; the Beginner advances once."""
+    party = Party((*party.characters, character("N", "master")))
+    after = apply(party, resources.apply_sacrifice(party, ("P",)))
+    assert (Status.FALLEN, Status.ACTIVE, Tier.ADVANCED) == (
+        after.character("M").status,
+        after.character("N").status,
+        after.character("P").tier,
+    )
+
+
+def test_an_advancement_keeps_a_line_lost_to_a_catastrophe_lost(party: Party) -> None:
+    """Pawel loses a line (2 refreshes), then advances as Zuzia falls: a line of his new
+    tier stays lost ("Musi odczekać do kolejnego Wyczerpania")."""
+    after = apply(
+        party,
+        [
+            Change(ChangeKind.LOSE_LINE, "P", 0, "2"),
+            Change(ChangeKind.ADVANCE, "P", 0, Tier.ADVANCED.value),
+        ],
+    )
+    lines = [(line.dice, line.status, line.refreshes_left) for line in after.character("P").lines]
+    assert [(2, LineStatus.FREE, 0), (1, LineStatus.LOST, 2)] == lines

@@ -494,3 +494,70 @@ def test_the_gm_proposes_a_negotiation_to_a_player_who_accepts(campaign: Campaig
     reroll = next(e for e in result.result.duel.events if hasattr(e, "proposer"))
     assert ("GM", "Zuzia", 9, 3) == (reroll.proposer, reroll.whose, reroll.old, reroll.new)
     assert {"Zuzia": Outcome.FAILURE} == outcomes(result)
+
+
+def test_an_item_with_spaces_in_its_name_is_used_by_quoting_it(campaign: Campaign) -> None:
+    """Olek's "Lucky charm" (helpful): use="Lucky charm" uses it; unquoted, the reply says how."""
+    sheet = (
+        "[[apply]]\n\n```\nname: Olek\ntier: beginner\nlight: honest, quick, stubborn\n"
+        "dark: jealous\nitem: Lucky charm (helpful)\n```"
+    )
+    resolve_tag(tag_context(campaign, "olek", body=sheet), "apply")
+    tag(campaign, "approve Olek")
+    tag(campaign, "difficulty 2")
+    with pytest.raises(UserError, match='quoted: use="Lucky charm"'):
+        tag(campaign, "test Olek line=1 use=Lucky charm", [9, 1], author="olek")
+    used = tag(campaign, 'test Olek line=1 use="Lucky charm"', [1, 9, 1, 1, 1], author="olek")
+    assert ("test", "Olek") == (used.kind, used.result.standings[0].name)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("line Pawel 1 lost=0", "not 0; lost alone is 2"),
+        ("open fight 3 Pawel difficulty=0", "Combat Difficulty is 1 to 20, not 0"),
+    ],
+)
+def test_a_zero_that_would_mean_a_default_is_refused(
+    campaign: Campaign, text: str, why: str
+) -> None:
+    """lost=0 and difficulty=0 are refused with the range, not read as the default."""
+    with pytest.raises(UserError, match=why):
+        tag(campaign, text)
+
+
+def test_a_sheet_shows_only_the_item_traits_its_owner_has_found(campaign: Campaign) -> None:
+    """The seed: not every trait is known to the owner; [[sheet]] shows helpful, not ?unreliable."""
+    sheet = (
+        "[[apply]]\n\n```\nname: Olek\ntier: beginner\nlight: honest, quick, stubborn\n"
+        "dark: jealous\nitem: Lucky charm (helpful, ?unreliable)\n```"
+    )
+    resolve_tag(tag_context(campaign, "olek", body=sheet), "apply")
+    tag(campaign, "approve Olek")
+    shown = tag(campaign, "sheet Olek", author="olek").result
+    words = " ".join(f"{label} {value}" for label, value in (*shown.summary, *shown.details))
+    assert (True, False) == ("Lucky charm (helpful)" in words, "unreliable" in words)
+
+
+def test_numbers_with_leading_zeros_are_read(campaign: Campaign) -> None:
+    """[[difficulty 0002]] sets 2, as [[difficulty 2]] does."""
+    assert 2 == tag(campaign, "difficulty 0002").result.gm_dice
+
+
+def test_end_encounter_closes_the_threads_open_fight(campaign: Campaign) -> None:
+    """[[end encounter]] closes an open fight with no result; a new fight may then open."""
+    tag(campaign, "open fight 2 Pawel, Zuzia")
+    ended = tag(campaign, "end encounter").result
+    reopened = tag(campaign, "open fight 2 Zuzia").result
+    assert (True, "fight", ("Pawel", "Zuzia"), "fight") == (
+        ended.had_order,
+        ended.detail.kind,
+        ended.detail.participants,
+        reopened.kind,
+    )
+
+
+def test_end_encounter_with_nothing_open_says_so(campaign: Campaign) -> None:
+    """Nothing open in the thread: the encounter ends with nothing to close."""
+    ended = tag(campaign, "end encounter").result
+    assert (False, "") == (ended.had_order, ended.detail.kind)

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from tqdm import tqdm
 
@@ -27,6 +27,7 @@ from referee.pipeline.batch import batch_markdown, load_thread, run_batch
 from referee.pipeline.campaign import Campaign, find_config, load_config, load_secret
 from referee.pipeline.failures import FailureLog, tag_failure_key
 from referee.pipeline.flow import Outcome, Referee
+from referee.pipeline.new import commitment_mismatch, new_campaign, new_campaign_report
 from referee.pipeline.session import Session
 from referee.pipeline.tag import verdict_for
 from referee.read.sheets import sheet_block
@@ -130,6 +131,11 @@ def _parser() -> argparse.ArgumentParser:
         "--deleted", action="store_true", help="only the posts deleted or removed after rolling"
     )
     commands.add_parser("applications", help="list the applications awaiting a GM's decision")
+
+    new = commands.add_parser("new", help="make a new campaign folder of a dice system")
+    new.add_argument("folder", type=Path, help="the campaign's folder (new, or empty)")
+    new.add_argument("--system", required=True, choices=installed_systems(), help="its dice system")
+    new.add_argument("--name", help='the campaign\'s name (default "My SYSTEM campaign")')
 
     run = commands.add_parser("run", help="watch Reddit and reply to roll tags (the live bot)")
     run.add_argument("--once", action="store_true", help="read every source once and exit (cron)")
@@ -321,8 +327,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"MISMATCH journal: {damage}")
     if secret is not None:
         print(f"secret sha256: {commitment(secret)}")
-    if report.commitment_ok is False:
-        print(f"MISMATCH: the secret's sha256 is not the published {config.secret_sha256}.")
+    if report.commitment_ok is False and secret is not None:
+        print(commitment_mismatch(secret, config.secret_sha256, args.secret_file or config))
     for mismatch in report.mismatches:
         print(f"MISMATCH {mismatch.roll_id}: {mismatch.reason}")
     what = (
@@ -331,9 +337,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     private = f" ({report.private} of them private)" if report.private else ""
     print(
         f"{report.rows} ledger rows{private}: chain checked, {what}; "
-        f"{'all consistent' if report.ok else f'{len(report.mismatches)} mismatch(es)'}."
+        f"{'all consistent' if report.ok else f'{_mismatches(report)} mismatch(es)'}."
     )
     return EXIT_OK if report.ok and not damage else EXIT_TAG_ERRORS
+
+
+def _mismatches(report: Any) -> int:
+    """The dice mismatches, and the commitment if the secret's sha256 is not the published."""
+    return len(report.mismatches) + (report.commitment_ok is False)
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -501,6 +512,12 @@ def cmd_approve(args: argparse.Namespace) -> int:
         return _report(referee.referee(_shell_post(body)), args)
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    made = new_campaign(args.folder, args.system, args.name)
+    print(new_campaign_report(made))
+    return EXIT_OK
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     try:
         text = args.sheet.read_text(encoding="utf-8")
@@ -536,6 +553,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {
+    "new": cmd_new,
     "batch": cmd_batch,
     "roll": cmd_roll,
     "characters": cmd_characters,

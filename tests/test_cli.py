@@ -1,30 +1,24 @@
 """Tests for referee.cli: the commands a GM runs, their output and exit codes."""
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from referee.cli import main
 from referee.store.store import Store
-
-REPO = Path(__file__).resolve().parent.parent
+from referee.testing.shipped import DATA, REPO, copy_shipped
 
 
 @pytest.fixture
 def demo(tmp_path, monkeypatch):
     """A copy of the demo campaign in a temporary folder, secret from the environment."""
-    shutil.copytree(
-        REPO / "data" / "demo",
-        tmp_path / "demo",
-        ignore=shutil.ignore_patterns("store.json*", "secret.txt"),
-    )
+    copy_shipped(DATA / "demo", tmp_path / "demo")
     (tmp_path / "config.toml").write_text(
         '[campaign]\nname = "Demo copy"\ndata_dir = "demo"\n'
         f'templates_dir = "{(REPO / "templates").as_posix()}"\n'
-        f'races = "{(REPO / "data" / "races.toml").as_posix()}"\n'
-        f'scale = "{(REPO / "data" / "scale.toml").as_posix()}"\n'
+        f'races = "{(DATA / "races.toml").as_posix()}"\n'
+        f'scale = "{(DATA / "scale.toml").as_posix()}"\n'
         '[secret]\nenv = "REFEREE_TEST_SECRET"\n'
     )
     monkeypatch.setenv("REFEREE_TEST_SECRET", "cli-test-secret")

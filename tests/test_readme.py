@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
-from pathlib import Path
 
 import pytest
 
 from referee.cli import main
+from referee.testing.shipped import REPO, copy_repository_campaign
 
-REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
 _SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
 _REFEREE = ".venv/bin/referee "
@@ -48,11 +46,7 @@ def test_the_readme_commands_run_in_order_on_a_fresh_copy(
     secret, tmp_path, monkeypatch, capsys
 ) -> None:
     """Each README command gives the exit code the README promises, one after the other."""
-    shutil.copy(REPO / "config.toml", tmp_path / "config.toml")
-    ignored = shutil.ignore_patterns("store.*", "secret.txt", "*.jsonl*")
-    shutil.copytree(REPO / "data", tmp_path / "data", ignore=ignored)
-    if (REPO / "templates").is_dir():
-        shutil.copytree(REPO / "templates", tmp_path / "templates")
+    copy_repository_campaign(tmp_path)
     monkeypatch.setenv("REFEREE_SECRET", secret)
     monkeypatch.chdir(tmp_path)
     results = []
@@ -62,3 +56,17 @@ def test_the_readme_commands_run_in_order_on_a_fresh_copy(
         expected = 1 if "batch" in command else 0
         results.append((command, code == expected, "not resolved" in out and expected == 0))
     assert [] == [(command, ok, refused) for command, ok, refused in results if not ok or refused]
+
+
+def test_ci_runs_the_readmes_demo_and_then_its_test_command_word_for_word() -> None:
+    """.ci/run holds the README's install-and-demo line, then its test line, unchanged."""
+    setup = [
+        line
+        for block in _SH_BLOCK.findall(README.read_text(encoding="utf-8"))
+        for line in block.splitlines()
+        if line.startswith("python3 -m venv .venv")
+    ]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    demo = next((n for n, line in enumerate(ci) if line.startswith(setup[0] + " ")), None)
+    tests = next((n for n, line in enumerate(ci) if line == setup[1]), None)
+    assert (2, True) == (len(setup), demo is not None and tests is not None and demo < tests)

@@ -10,6 +10,8 @@ system fills from the sheets shipped in the data folder on first use.
 from __future__ import annotations
 
 import gc
+import hashlib
+import json
 import os
 import secrets
 import sys
@@ -94,7 +96,8 @@ def find_config(campaign_dir: Path | None = None) -> Path:
         if not path.is_file():
             raise ConfigError(
                 f"No {CONFIG_NAME} in {campaign_dir}. Point --campaign at the folder that "
-                f"holds your campaign's {CONFIG_NAME}."
+                f"holds your campaign's {CONFIG_NAME}, or make a campaign there with "
+                f"`referee new {campaign_dir} --system NAME` (`referee systems` lists them)."
             )
         return path.resolve()
     here = Path.cwd().resolve()
@@ -103,7 +106,8 @@ def find_config(campaign_dir: Path | None = None) -> Path:
             return folder / CONFIG_NAME
     raise ConfigError(
         f"No {CONFIG_NAME} here or in any parent folder. Run referee from your campaign's "
-        f"folder, or give --campaign DIR."
+        f"folder, or give --campaign DIR; to start a campaign, `referee new DIR --system "
+        f"NAME` makes one (`referee systems` lists the systems)."
     )
 
 
@@ -340,6 +344,9 @@ def load_sheets(path: Path) -> list[dict[str, Any]]:
     return [dict(record) for record in records]
 
 
+SHEETS_READ = "sheets_read"  # store table: "table:name" -> the sha256 of the sheet as read
+
+
 def seed_table(
     store: Store,
     path: Path,
@@ -349,25 +356,45 @@ def seed_table(
     write: Callable[[Any], dict[str, Any]],
     check: Callable[[Any, Mapping[str, Any]], list[str]],
 ) -> None:
-    """Fill an empty store table from ``path``'s ``[[section]]`` sheets (a system's seeding).
+    """Read ``path``'s ``[[section]]`` sheets into a store table (a system's seeding).
 
     ``read`` turns a sheet into the system's value (raising UserError), ``check`` lists
     what the rules refuse, ``write`` gives the stored sheet. Every refused sheet is
-    reported at once; after seeding, the store is the truth (wounds, approvals) and the
-    file is not read again. ``owner`` and ``approved`` are the campaign's, not the sheet's.
+    reported at once. A sheet is read once: after that the store is its truth (wounds,
+    approvals), so a sheet added to the file later is read on the next run, and one
+    changed in the file after it was read is refused (ConfigError saying what to do)
+    rather than ignored. ``owner`` and ``approved`` are the campaign's, not the sheet's.
     """
     table = store.table(table_name)
-    if len(table) or not path.is_file():
+    if not path.is_file():
         return
     records = _read_toml(path).get(section, [])
     if not isinstance(records, list):
         raise ConfigError(f"{path}: write each sheet as a [[{section}]] table.")
+    read_before = store.table(SHEETS_READ)
+    # A store seeded before sheets were tracked: what its file holds now counts as read.
+    untracked = len(table) > 0 and not any(
+        key.startswith(f"{table_name}:") for key, _ in read_before.items()
+    )
     problems: list[str] = []
+    changed: list[str] = []
     for record in records:
+        name = str(record.get("name", "?"))
+        key = f"{table_name}:{character_key(name)}"
+        digest = hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode())
+        seen = {"sha256": digest.hexdigest()}
+        known = read_before.get(key)
+        if known is not None:  # read once: renamed, removed or changed in play since
+            if known != seen:
+                changed.append(name)
+            continue
+        if untracked or character_key(name) in table:  # or made in play, by [[apply]]
+            read_before.put(key, seen)
+            continue
         try:
             sheet = read({k: v for k, v in record.items() if k not in ("owner", "approved")})
         except UserError as error:
-            problems.append(f"{record.get('name', '?')}: {error.message}")
+            problems.append(f"{name}: {error.message}")
             continue
         issues = check(sheet, record)
         if issues:
@@ -376,8 +403,17 @@ def seed_table(
         approved = bool(record.get("approved", True))
         entry = store_entry(sheet.name, record.get("owner"), approved, write(sheet))
         table.put(character_key(sheet.name), entry)
+        read_before.put(f"{table_name}:{character_key(sheet.name)}", seen)
     if problems:
         raise ConfigError(f"{path} has sheets the rules refuse:\n- " + "\n- ".join(problems))
+    if changed:
+        raise ConfigError(
+            f"{path}: the sheet of {', '.join(changed)} changed after it was read into the "
+            "store, which keeps the character's state since (wounds, approvals, a GM's "
+            "amendments), so the change is not taken. Put that sheet back as it was and make "
+            "the change in play (a GM's [[approve with ...]], [[wound]], [[heal]]), or give "
+            "the new sheet a new name: a sheet added to the file is read on the next run."
+        )
     store.flush()
 
 
@@ -397,7 +433,7 @@ class SeedsCharacters:
     sheet: SheetFormat
 
     def seed_store(self, campaign: CampaignFiles, rules: Any, store: Store) -> None:
-        """A new store starts from the sheets in the data folder's characters.toml."""
+        """The sheets in the data folder's characters.toml, each read into the store once."""
         seed_table(
             store,
             campaign.data_dir / CHARACTERS_FILE,

@@ -48,6 +48,7 @@ from referee.read.tags import (
 from referee.resolve import tracker_requests, tracker_verbs
 from referee.resolve.corrections import CORRECTION_VERBS
 from referee.resolve.lookup import LOOKUP_VERBS
+from referee.resolve.npc import npc_verb
 from referee.store.entries import character_key
 from referee.system import (
     Context,
@@ -448,7 +449,12 @@ def verbs_for(system: System | None) -> dict[str, Verb]:
     # The system's own verbs keep their places (its init joined with the tracker's); a
     # system's own verb of the same word as a core look-up or correction wins.
     joined = (init if verb.name == "init" else verb for verb in own if verb.name != "roll")
-    records = tuple(verb for verb in (*LOOKUP_VERBS, *CORRECTION_VERBS) if verb.name not in taken)
+    # [[npc]] reads the system's own sheet, where the system names no npc verb of its own.
+    core_npc = npc_verb(system) if system is not None and "npc" not in taken else None
+    npc = (core_npc,) if core_npc is not None else ()
+    records = tuple(
+        verb for verb in (*npc, *LOOKUP_VERBS, *CORRECTION_VERBS) if verb.name not in taken
+    )
     table = verb_table((roll, *joined, *tracker, *_CORE_FLOW[:-1], *records, _CORE_FLOW[-1]))
     _TABLES[id(system)] = (system, table)
     return table

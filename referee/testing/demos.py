@@ -8,7 +8,6 @@ roster, which verbs its thread uses and what it recorded.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,9 @@ from referee.render.roster import RosterRenderer
 from referee.resolve.dispatch import verbs_for
 from referee.resolve.roster import roster_view
 from referee.system import System
+from referee.testing.shipped import DATA, copy_shipped
 
-DEMOS = Path(__file__).resolve().parents[2] / "data" / "demos"  # a folder per system
+DEMOS = DATA / "demos"  # a folder per system
 
 
 def copy_demo(name: str, into: Path) -> Path:
@@ -31,8 +31,7 @@ def copy_demo(name: str, into: Path) -> Path:
     (``REFEREE_SECRET``) that its expected dice come from.
     """
     folder = into / name
-    shutil.copytree(DEMOS / name, folder, ignore=shutil.ignore_patterns("store.*", "secret.txt"))
-    return folder
+    return copy_shipped(DEMOS / name, folder)
 
 
 def batch_demo(folder: Path, capsys: Any) -> tuple[str, str]:

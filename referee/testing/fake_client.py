@@ -40,7 +40,8 @@ class LocalReddit:
         except FileNotFoundError:
             raise SystemExit(
                 f"No local Reddit is described in {path}. Start one first, in another "
-                f"terminal: python -m referee.testing.serve start --campaign {campaign}"
+                f"terminal: referee-fake start --trial {campaign} (from the repository's "
+                "folder, as .venv/bin/referee-fake if the virtual environment is not active)"
             ) from None
 
     def write(self, campaign: Path) -> Path:

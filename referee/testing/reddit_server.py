@@ -54,6 +54,7 @@ import math
 import re
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -154,6 +155,35 @@ class FakeClock:
         with self._lock:
             self._now += seconds
             return self._now
+
+
+class WallClock(FakeClock):
+    """A clock that moves with real time (and, like :class:`FakeClock`, when told to).
+
+    The local trial's server keeps it, so Reddit's rate-limit window resets every
+    ten minutes as on Reddit, and posts carry the time they were written. ``source``
+    is where real time comes from: ``time.time`` unless a test gives another.
+
+    >>> seconds = [1_000.0]
+    >>> clock = WallClock(source=lambda: seconds[0])
+    >>> seconds[0] += 600
+    >>> clock.now()
+    1600.0
+    >>> clock.advance(5)
+    1605.0
+    """
+
+    def __init__(self, source: Callable[[], float] = time.time) -> None:
+        super().__init__(0.0)
+        self._source = source
+
+    def now(self) -> float:
+        """Return real time, plus whatever :meth:`advance` added."""
+        return self._source() + super().now()
+
+    def advance(self, seconds: float) -> float:
+        """Move the clock ``seconds`` ahead of real time and return the new time."""
+        return self._source() + super().advance(seconds)
 
 
 class _HttpError(Exception):

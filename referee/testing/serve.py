@@ -1,33 +1,37 @@
 """A Reddit look-alike on 127.0.0.1 holding the demo thread: try the live bot as a player or GM.
 
-Run from the repository's folder (``referee-fake`` is the same command)::
+Run from the repository's folder (``python -m referee.testing.serve`` is the same command)::
 
-    python -m referee.testing.serve start [--once] [--port 8765] [--campaign /tmp/referee-local]
-    python -m referee.testing.serve accounts
-    python -m referee.testing.serve post --as kara_venn_pbp "Kara fires. [[roll 2d6]]"
-    python -m referee.testing.serve post --as gm_talon --to t1_abc "[[approve]]"
-    python -m referee.testing.serve edit --as kara_venn_pbp t1_abc "Kara fires twice. [[roll 2d6]]"
-    python -m referee.testing.serve delete --as kara_venn_pbp t1_abc
-    python -m referee.testing.serve message --as gm_talon "[[roll 1d20]] the guard notices?"
-    python -m referee.testing.serve replies | inbox --as gm_talon | roster
+    referee-fake start [--system NAME | --campaign DIR] [--trial DIR] [--fresh] [--once]
+    referee-fake run [--once]
+    referee-fake accounts
+    referee-fake post --as kara_venn_pbp "Kara fires. [[roll 2d6]]"
+    referee-fake post --as gm_talon --to t1_abc "[[approve]]"
+    referee-fake edit --as kara_venn_pbp t1_abc "Kara fires twice. [[roll 2d6]]"
+    referee-fake delete --as kara_venn_pbp t1_abc
+    referee-fake message --as gm_talon "[[roll 1d20]] the guard notices?"
+    referee-fake replies | inbox --as gm_talon | roster
 
 ``start`` runs :class:`~referee.testing.reddit_server.FakeReddit` (the server the worker's
-tests use) with the demo thread posted in r/DuneSeaPbP and its GM as the subreddit's
-moderator, writes a ready campaign folder (a ``config.toml`` pointing the bot at this
-server, the demo's sheets, a ``praw.ini`` holding the look-alike's credentials, and
-``local-reddit.json`` for the other sub-commands), prints the command that runs the bot
-there, and then prints each reply the bot posts, until Ctrl-C. With ``--once`` it runs the
-bot for one cycle instead, shows its replies and stops. The other sub-commands, in a
-second terminal, act through real PRAW as one of the seeded accounts (``accounts`` lists
-them with their passwords and roles). No Reddit account and no network beyond 127.0.0.1
-are involved. A sub-command given no ``start`` first defaults to ``start``.
+tests use, on a clock that moves with real time) with a campaign's thread posted in its
+subreddit and its GM as the subreddit's moderator: a system's demo (``--system NAME``,
+by default the stepped one) or a campaign of the GM's (``--campaign DIR``, copied, never
+changed; see :mod:`referee.testing.trial`). It writes the trial's folder (``--trial``,
+``/tmp/referee-local``: a ``config.toml`` pointing the bot at this server, the copied
+sheets, a ``praw.ini`` holding the look-alike's credentials, and ``local-reddit.json``
+for the other sub-commands), prints the commands to use, and then prints each reply the
+bot posts, until Ctrl-C. With ``--once`` it runs the bot for one cycle instead, shows its
+replies and stops. The other sub-commands, in a second terminal, run the bot in the
+trial's folder (``run``) or act through real PRAW as one of the seeded accounts
+(``accounts`` lists them with their passwords and roles). No Reddit account and no
+network beyond 127.0.0.1 are involved. A sub-command given no ``start`` first defaults
+to ``start``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import signal
 import subprocess
 import sys
@@ -36,41 +40,25 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from referee.pipeline.batch import load_thread
+from referee.pipeline.campaign import load_config
 from referee.testing import fake_client
 from referee.testing.fake_client import LocalReddit
-from referee.testing.reddit_server import FakeReddit
+from referee.testing.reddit_server import FakeReddit, WallClock
+from referee.testing.trial import Source, find_source, keep_apart, make_folder, write_trial
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+DEFAULT_TRIAL = Path("/tmp/referee-local")  # the trial's folder unless --trial names one
+TRIAL_SUBREDDIT = "referee_trial"  # where a campaign without a saved thread is played
+
 PRAW_INI = """[referee]
 client_id={client_id}
 client_secret={client_secret}
 username={bot}
 password=bot-password
-"""
-
-CONFIG = """# A campaign that talks to the Reddit look-alike of `python -m referee.testing.serve`.
-[campaign]
-name = "Dune Sea Relay (local Reddit)"
-data_dir = "data"
-templates_dir = "{templates}"
-races = "{races}"
-scale = "{scale}"
-gms = []  # the subreddit's moderators are the GMs
-
-[secret]
-file = "data/secret.txt"
-create_if_missing = true
-
-[reddit]
-subreddits = ["{subreddit}"]
-poll_seconds = 5
-wiki_page = "roster"
-oauth_url = "{url}"
-reddit_url = "{url}"
 """
 
 
@@ -107,23 +95,9 @@ def seed_thread(server: FakeReddit, thread_path: Path) -> tuple[str, str, int]:
     return subreddit, fullnames[thread.submission.fullname], len(fullnames)
 
 
-def write_campaign(folder: Path, server: FakeReddit, subreddit: str, demo: Path) -> None:
-    """A campaign folder whose config.toml and praw.ini point the bot at ``server``."""
-    data = folder / "data"
-    data.mkdir(parents=True, exist_ok=True)
-    for name in ("characters.toml", "vehicles.toml", "npc_templates.toml"):
-        if (demo / name).is_file():
-            shutil.copy(demo / name, data / name)
-    repo = demo.parent.parent if demo.parent.name == "data" else Path.cwd()
-    (folder / "config.toml").write_text(
-        CONFIG.format(
-            templates=(repo / "templates").resolve().as_posix(),
-            races=(repo / "data" / "races.toml").resolve().as_posix(),
-            scale=(repo / "data" / "scale.toml").resolve().as_posix(),
-            subreddit=subreddit,
-            url=server.url,
-        )
-    )
+def write_campaign(folder: Path, server: FakeReddit, subreddit: str, source: Source) -> None:
+    """A trial's folder: ``source`` copied, its config.toml and praw.ini pointing at ``server``."""
+    write_trial(folder, source, subreddit, server.url)
     (folder / "praw.ini").write_text(
         PRAW_INI.format(
             client_id=server.client_id,
@@ -133,16 +107,48 @@ def write_campaign(folder: Path, server: FakeReddit, subreddit: str, demo: Path)
     )
 
 
-def describe(server: FakeReddit, subreddit: str, thread: str, demo: Path) -> LocalReddit:
-    """The running server as the other sub-commands see it: address, accounts and roles."""
+def seed_source(server: FakeReddit, source: Source) -> tuple[str, str, int]:
+    """Post ``source``'s thread (or open an empty one by its first GM): (subreddit, it, count).
+
+    Every character's owner gets an account, and so does ``new_player`` (no character yet,
+    to try ``[[apply]]``).
+    """
+    if source.thread is not None:
+        subreddit, thread, count = seed_thread(server, source.thread)
+    else:
+        config = load_config(source.config)
+        gm = config.gms[0] if config.gms else "gm"
+        subreddit = TRIAL_SUBREDDIT
+        server.add_subreddit(subreddit, moderators=[gm], wiki_contributors=[server.bot])
+        thread = server.submit(
+            subreddit, gm, f"{config.name}: a local trial", "Post your tags below."
+        )
+        count = 1
+    known = {name.casefold() for name in server.passwords()}
+    for name in ["new_player", *_owners(load_config(source.config).data_dir)]:
+        if name.casefold() not in known:
+            server.add_user(name)
+            known.add(name.casefold())
+    return subreddit, thread, count
+
+
+def _owners(data: Path) -> dict[str, list[str]]:
+    """The owners of the characters in ``data``/characters.toml: account -> names."""
     owners: dict[str, list[str]] = {}
-    sheets = demo / "characters.toml"
+    sheets = data / "characters.toml"
     if sheets.is_file():
         for character in tomllib.loads(sheets.read_text(encoding="utf-8")).get("character", []):
             if character.get("owner"):
-                owners.setdefault(str(character["owner"]).casefold(), []).append(
-                    str(character["name"])
-                )
+                owners.setdefault(str(character["owner"]), []).append(str(character["name"]))
+    return owners
+
+
+def describe(server: FakeReddit, subreddit: str, thread: str, data: Path) -> LocalReddit:
+    """The running server as the other sub-commands see it: address, accounts and roles.
+
+    ``data`` is the folder of the campaign's sheets (who plays whom).
+    """
+    owners = {name.casefold(): names for name, names in _owners(data).items()}
     moderators = {name.casefold() for name in server.moderators_of(subreddit)}
     roles = {}
     for name in server.passwords():
@@ -153,7 +159,7 @@ def describe(server: FakeReddit, subreddit: str, thread: str, demo: Path) -> Loc
         elif name.casefold() in owners:
             roles[name] = "player of " + ", ".join(owners[name.casefold()])
         else:
-            roles[name] = "player with no character in the demo's sheets (may [[apply]])"
+            roles[name] = "player with no character in the campaign's sheets (may [[apply]])"
     return LocalReddit(
         url=server.url,
         client_id=server.client_id,
@@ -166,18 +172,39 @@ def describe(server: FakeReddit, subreddit: str, thread: str, demo: Path) -> Loc
     )
 
 
+def trial_server(port: int) -> FakeReddit:
+    """The look-alike ``start`` runs: on ``port``, its clock (and rate-limit window) real time.
+
+    >>> type(trial_server(0).clock).__name__
+    'WallClock'
+    """
+    return FakeReddit(port=port, clock=WallClock())
+
+
+def _me() -> str:
+    """This command as the GM typed it (``.venv/bin/referee-fake``), for the hints it prints."""
+    typed = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
+    return str(typed) if typed.name == "referee-fake" else "python -m referee.testing.serve"
+
+
 def _start(args: argparse.Namespace) -> int:
-    shutil.rmtree(args.campaign, ignore_errors=True)
-    server = FakeReddit(port=args.port).start()
+    source = find_source(args.system, args.campaign, Path.cwd())
+    if args.campaign is not None:
+        keep_apart(args.trial, source)
+    make_folder(args.trial, args.fresh)
     try:
-        server.add_user("new_player")  # an account with no character yet, to try [[apply]]
-        subreddit, thread, posts = seed_thread(server, args.demo / "thread.json")
-        write_campaign(args.campaign, server, subreddit, args.demo)
-        describe(server, subreddit, thread, args.demo).write(args.campaign)
+        server = trial_server(args.port).start()
+    except OSError as error:
+        raise SystemExit(
+            f"Cannot serve on 127.0.0.1:{args.port} ({error.strerror}): is another trial "
+            "running? Stop it, or pick another port with --port N."
+        ) from None
+    try:
+        subreddit, thread, posts = seed_source(server, source)
+        write_campaign(args.trial, server, subreddit, source)
+        describe(server, subreddit, thread, args.trial / "data").write(args.trial)
         if args.once:
-            # The bot in its own process, in the campaign folder where PRAW finds praw.ini.
-            command = [sys.executable, "-m", "referee", "run", "--once"]
-            code = subprocess.run(command, cwd=args.campaign, check=False).returncode
+            code = _run_bot(args.trial, once=True)
             replies = server.comments_by(server.bot)
             for reply in replies:
                 print(f"\n--- reply to {reply['parent_id']} ---\n{reply['body']}")
@@ -186,14 +213,17 @@ def _start(args: argparse.Namespace) -> int:
                 f"(exit code {code})."
             )
             return code
-        print(f"A Reddit look-alike is serving r/{subreddit} ({posts} posts) at {server.url}.")
-        print("In another terminal, run the bot against it (one cycle, or keep it running):")
-        print(f"    cd {args.campaign} && referee run --once")
-        print("and post as a player or the GM (`accounts` lists who may log in):")
+        me = _me()
+        at = "" if args.trial == DEFAULT_TRIAL else f" --trial {args.trial}"
         print(
-            f"    python -m referee.testing.serve post --campaign {args.campaign} "
-            '--as kara_venn_pbp "[[roll Kara agility]]"'
+            f"A Reddit look-alike is serving r/{subreddit} ({posts} posts of {source.label}) "
+            f"at {server.url}; the trial's campaign is {args.trial}."
         )
+        print("In another terminal, run the bot against it (one cycle, or keep it running):")
+        print(f"    {me} run{at} --once")
+        print("and post as a player or the GM (`accounts` lists who may log in):")
+        print(f"    {me} accounts{at}")
+        print(f'    {me} post{at} --as new_player "[[roll 2d6]]"')
         print("Its replies appear below; stop with Ctrl-C.", flush=True)
         stop = threading.Event()
         signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -209,6 +239,19 @@ def _start(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_bot(trial: Path, once: bool) -> int:
+    """``referee run`` in its own process, in the trial's folder where PRAW finds praw.ini."""
+    command = [sys.executable, "-m", "referee", "run", *(["--once"] if once else [])]
+    try:
+        return subprocess.run(command, cwd=trial, check=False).returncode
+    except KeyboardInterrupt:  # Ctrl-C reached the bot too, which stops cleanly
+        return 0
+
+
+def _run(local: LocalReddit, args: argparse.Namespace) -> int:
+    return _run_bot(args.trial, args.once)
+
+
 def _accounts(local: LocalReddit, args: argparse.Namespace) -> int:
     print(f"r/{local.subreddit} at {local.url}; the demo thread is {local.thread}.")
     width = max(map(len, local.accounts))
@@ -219,7 +262,7 @@ def _accounts(local: LocalReddit, args: argparse.Namespace) -> int:
 
 def _post(local: LocalReddit, args: argparse.Namespace) -> int:
     fullname = fake_client.post(local, args.author, args.text, args.to)
-    print(f"{fullname}: posted by u/{args.author}; `referee run --once` answers it.")
+    print(f"{fullname}: posted by u/{args.author}; `{_me()} run --once` answers it.")
     return 0
 
 
@@ -253,7 +296,7 @@ def _replies(local: LocalReddit, args: argparse.Namespace) -> int:
         print(f"--- {fullname}, the bot's reply to {parent} ---\n{body}\n")
         shown += 1
     if not shown:
-        print("The bot has not replied yet: run it (`referee run --once` in the campaign).")
+        print(f"The bot has not replied yet: run it (`{_me()} run --once`).")
     return 0
 
 
@@ -277,6 +320,7 @@ def _roster(local: LocalReddit, args: argparse.Namespace) -> int:
 
 
 ACTIONS = {
+    "run": _run,
     "accounts": _accounts,
     "post": _post,
     "submit": _submit,
@@ -292,56 +336,72 @@ ACTIONS = {
 def parser() -> argparse.ArgumentParser:
     """The command line: ``start`` and the sub-commands that act on a running server."""
     main_parser = argparse.ArgumentParser(
-        prog="python -m referee.testing.serve",
+        prog="referee-fake",
         description="A local Reddit to try the live bot on, as a player or a GM.",
     )
     commands = main_parser.add_subparsers(dest="command", required=True)
-    campaign = argparse.ArgumentParser(add_help=False)
-    campaign.add_argument(
+    trial = argparse.ArgumentParser(add_help=False)
+    trial.add_argument(
+        "--trial",
+        type=Path,
+        default=DEFAULT_TRIAL,
+        help=f"the trial's own folder, which start makes (default {DEFAULT_TRIAL})",
+    )
+    start = commands.add_parser("start", parents=[trial], help="start the server")
+    played = start.add_mutually_exclusive_group()
+    played.add_argument(
+        "--system", help="play this system's demo (default: stepped's, the repository's own)"
+    )
+    played.add_argument(
         "--campaign",
         type=Path,
-        default=Path("/tmp/referee-local"),
-        help="the trial's campaign folder (start writes it, replacing it if it exists)",
+        help="play your campaign in this folder (its config.toml and sheets are copied; "
+        "the folder is never changed)",
     )
-    start = commands.add_parser("start", parents=[campaign], help="start the server")
-    start.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1")
     start.add_argument(
-        "--demo", type=Path, default=Path("data/demo"), help="the demo's thread.json and sheets"
+        "--fresh",
+        action="store_true",
+        help="replace the trial's folder if an earlier start made it (never another folder)",
     )
+    start.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1")
     start.add_argument(
         "--once",
         action="store_true",
-        help="run the bot for one cycle in the campaign folder, show its replies, and stop",
+        help="run the bot for one cycle in the trial's folder, show its replies, and stop",
     )
+    run = commands.add_parser(
+        "run", parents=[trial], help="run the bot in the trial's folder (`referee run` there)"
+    )
+    run.add_argument("--once", action="store_true", help="one cycle, then a summary line")
     author = argparse.ArgumentParser(add_help=False)
     author.add_argument("--as", dest="author", required=True, help="the seeded account to act as")
-    commands.add_parser("accounts", parents=[campaign], help="who may log in, and as what")
-    post = commands.add_parser("post", parents=[campaign, author], help="comment in the thread")
+    commands.add_parser("accounts", parents=[trial], help="who may log in, and as what")
+    post = commands.add_parser("post", parents=[trial, author], help="comment in the thread")
     post.add_argument("text")
     post.add_argument("--to", help="the fullname to reply to (default: the demo thread)")
     submit = commands.add_parser(
-        "submit", parents=[campaign, author], help="start a new thread (a self post)"
+        "submit", parents=[trial, author], help="start a new thread (a self post)"
     )
     submit.add_argument("title")
     submit.add_argument("text", nargs="?", default="", help="the post's text (tags welcome)")
-    edit = commands.add_parser("edit", parents=[campaign, author], help="edit your comment")
+    edit = commands.add_parser("edit", parents=[trial, author], help="edit your comment")
     edit.add_argument("fullname")
     edit.add_argument("text")
-    delete = commands.add_parser("delete", parents=[campaign, author], help="delete your comment")
+    delete = commands.add_parser("delete", parents=[trial, author], help="delete your comment")
     delete.add_argument("fullname")
     message = commands.add_parser(
-        "message", parents=[campaign, author], help="a private message (a GM's secret roll)"
+        "message", parents=[trial, author], help="a private message (a GM's secret roll)"
     )
     message.add_argument("text")
     message.add_argument("--to", help="the recipient (default: the bot)")
     message.add_argument("--subject", default="secret roll")
-    replies = commands.add_parser("replies", parents=[campaign], help="the bot's newest replies")
+    replies = commands.add_parser("replies", parents=[trial], help="the bot's newest replies")
     replies.add_argument("--limit", type=int, default=10)
     inbox = commands.add_parser(
-        "inbox", parents=[campaign, author], help="your private messages (the bot's answers)"
+        "inbox", parents=[trial, author], help="your private messages (the bot's answers)"
     )
     inbox.add_argument("--limit", type=int, default=10)
-    commands.add_parser("roster", parents=[campaign], help="the roster wiki page the bot wrote")
+    commands.add_parser("roster", parents=[trial], help="the roster wiki page the bot wrote")
     return main_parser
 
 
@@ -352,7 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(arguments)
     if args.command == "start":
         return _start(args)
-    return ACTIONS[args.command](LocalReddit.read(args.campaign), args)
+    return ACTIONS[args.command](LocalReddit.read(args.trial), args)
 
 
 if __name__ == "__main__":  # pragma: no cover

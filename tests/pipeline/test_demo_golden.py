@@ -1,26 +1,18 @@
 """The demo thread's replies, byte for byte, against a stored copy made before the plug-in move."""
 
-import shutil
 from itertools import pairwise
 from pathlib import Path
 
 from referee.cli import main
+from referee.testing.shipped import copy_repository_campaign
 
-REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "demo_replies.md"
 SECRET = "golden-demo-secret"
 
 
 def demo_replies(folder: Path, monkeypatch, capsys) -> str:
     """The replies `referee batch data/demo/thread.json` prints for the repository's demo."""
-    shutil.copy(REPO / "config.toml", folder / "config.toml")
-    shutil.copytree(
-        REPO / "data",
-        folder / "data",
-        ignore=shutil.ignore_patterns("store.json*", "secret.txt", "ledger*"),
-    )
-    if (REPO / "templates").is_dir():
-        shutil.copytree(REPO / "templates", folder / "templates")
+    copy_repository_campaign(folder)
     monkeypatch.setenv("REFEREE_SECRET", SECRET)
     monkeypatch.chdir(folder)
     main(["batch", "data/demo/thread.json"])

@@ -1,7 +1,6 @@
 """Tests for referee.testing.serve: the README's way to watch the live bot without Reddit."""
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -9,15 +8,18 @@ from referee.cli import main
 from referee.testing.reddit_server import FakeReddit
 from referee.testing.serve import describe, seed, seed_thread, write_campaign
 from referee.testing.serve import main as serve
+from referee.testing.shipped import DATA, REPO
+from referee.testing.trial import demo_systems
 
-DEMO = Path(__file__).resolve().parent.parent.parent / "data" / "demo"
+DEMO = DATA / "demo"
+STEPPED = demo_systems(REPO)["stepped"]
 
 
 def test_the_bot_answers_the_demo_thread_on_the_local_server(tmp_path, monkeypatch, capsys):
     """`referee run --once` in the written campaign replies once to every tagged demo post."""
     with FakeReddit() as server:
         subreddit, posts = seed(server, DEMO / "thread.json")
-        write_campaign(tmp_path, server, subreddit, DEMO)
+        write_campaign(tmp_path, server, subreddit, STEPPED)
         monkeypatch.chdir(tmp_path)
         monkeypatch.delenv("REFEREE_SECRET", raising=False)
         # PRAW reads praw.ini once per process, so inside the test suite the written file
@@ -55,11 +57,11 @@ def test_a_player_and_the_gm_post_edit_message_and_read_through_the_sub_commands
     """The README's local trial: posts by a player and the GM are answered; the line sums up."""
     with FakeReddit() as server:
         subreddit, thread, _ = seed_thread(server, DEMO / "thread.json")
-        write_campaign(tmp_path, server, subreddit, DEMO)
-        describe(server, subreddit, thread, DEMO).write(tmp_path)
+        write_campaign(tmp_path, server, subreddit, STEPPED)
+        describe(server, subreddit, thread, tmp_path / "data").write(tmp_path)
         _bot_env(tmp_path, monkeypatch)
         first = _run_once(capsys).strip().splitlines()[-1]
-        at = ["--campaign", str(tmp_path)]
+        at = ["--trial", str(tmp_path)]
         serve(["post", *at, "--as", "kara_venn_pbp", "Kara fires. [[roll Kara agility]]"])
         posted = capsys.readouterr().out.split(":")[0]
         serve(["message", *at, "--as", "gm_talon", "[[roll 1d20]] does the guard notice?"])
@@ -96,11 +98,11 @@ def test_a_player_starts_a_new_thread_and_the_bot_answers_it(tmp_path, monkeypat
     """`serve submit` posts through PRAW's subreddit.submit; the bot referees the new thread."""
     with FakeReddit() as server:
         subreddit, thread, _ = seed_thread(server, DEMO / "thread.json")
-        write_campaign(tmp_path, server, subreddit, DEMO)
-        describe(server, subreddit, thread, DEMO).write(tmp_path)
+        write_campaign(tmp_path, server, subreddit, STEPPED)
+        describe(server, subreddit, thread, tmp_path / "data").write(tmp_path)
         _bot_env(tmp_path, monkeypatch)
         _run_once(capsys)
-        at = ["--campaign", str(tmp_path), "--as", "kara_venn_pbp"]
+        at = ["--trial", str(tmp_path), "--as", "kara_venn_pbp"]
         serve(["submit", *at, "Side quest", "Kara slips away. [[roll Kara agility]]"])
         made = capsys.readouterr().out.split(":")[0]
         _run_once(capsys)
@@ -116,5 +118,5 @@ def test_a_player_starts_a_new_thread_and_the_bot_answers_it(tmp_path, monkeypat
 def test_a_sub_command_without_a_running_server_says_how_to_start_one(tmp_path) -> None:
     """`post` before `start` exits saying which command starts the local Reddit."""
     with pytest.raises(SystemExit) as stopped:
-        serve(["post", "--campaign", str(tmp_path), "--as", "gm_talon", "[[roll 1d6]]"])
-    assert "python -m referee.testing.serve start" in str(stopped.value)
+        serve(["post", "--trial", str(tmp_path), "--as", "gm_talon", "[[roll 1d6]]"])
+    assert f"referee-fake start --trial {tmp_path}" in str(stopped.value)

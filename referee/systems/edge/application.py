@@ -105,6 +105,15 @@ class EdgeSheet:
     """The :class:`~referee.system.SheetFormat` of ``edge``."""
 
     form = SHEET_FORM
+    # A legal sheet in this format (`referee new` writes it beside a new campaign).
+    sample = """\
+name: Nova Quill
+cool: 1
+hard: 2
+hot: 0
+sharp: 1
+weird: -1
+"""
 
     def parse(self, text: str, limits: Limits = DEFAULT_LIMITS, kind: str = "pc") -> dict[str, Any]:
         """A sheet's text as a record of ``kind``; UserError naming every line it cannot read."""

@@ -35,10 +35,12 @@ class CampaignRulings(EdgeRulings):
     The seed names no stats, so the campaign does (default: Apocalypse World's).
     """
 
+    # The campaign's stats, each a number on a sheet (the seed names none).
     stats: tuple[str, ...] = field(default=DEFAULT_STATS, metadata={"length": (1, 20)})
+    # The counters each character keeps besides its stats, starting at 0.
     counters: tuple[str, ...] = field(default=DEFAULT_COUNTERS, metadata={"length": (0, 20)})
-    stat_min: int = field(default=-3, metadata={"range": (-10, 10)})
-    stat_max: int = field(default=3, metadata={"range": (-10, 10)})
+    stat_min: int = field(default=-3, metadata={"range": (-10, 10)})  # the lowest stat on a sheet
+    stat_max: int = field(default=3, metadata={"range": (-10, 10)})  # the highest stat on a sheet
 
     @property
     def lists(self) -> StatLists:

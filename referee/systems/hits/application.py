@@ -139,6 +139,14 @@ class HitsSheet:
     """The :class:`~referee.system.SheetFormat` of ``hits``."""
 
     form = SHEET_FORM
+    # A legal sheet in this format (`referee new` writes it beside a new campaign).
+    sample = """\
+name: Orin Sall
+primary: mind
+secondary: spirit
+skill: Cartography 2
+bond: Nova Quill 1
+"""
 
     def parse(self, text: str, limits: Limits = DEFAULT_LIMITS, kind: str = "pc") -> dict[str, Any]:
         """A sheet's text as a short-form record of ``kind``; UserError naming every bad line."""

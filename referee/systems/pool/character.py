@@ -97,6 +97,17 @@ class PoolSheet:
     """The :class:`~referee.system.SheetFormat` of ``pool``."""
 
     form = SHEET_FORM
+    # A legal sheet in this format (`referee new` writes it beside a new campaign).
+    sample = """\
+name: Nova Quill
+dexterity: 3
+perception: 3
+wits: 2
+alertness: 2
+stealth: 3
+willpower: 5
+humanity: 7
+"""
 
     def parse(self, text: str, limits: Limits = DEFAULT_LIMITS, kind: str = "pc") -> dict[str, Any]:
         """A sheet's text as a record of ``kind``; UserError naming every line it cannot read.

@@ -37,7 +37,9 @@ class CampaignRulings(PoolRulings):
     The seed names no traits, so the campaign does (default: the Storyteller family's).
     """
 
+    # The campaign's Attributes, each rated 0-5 on a sheet (the seed names none).
     attributes: tuple[str, ...] = field(default=DEFAULT_ATTRIBUTES, metadata={"length": (1, 30)})
+    # The campaign's Abilities, each rated 0-5 on a sheet (one left out is 0).
     abilities: tuple[str, ...] = field(default=DEFAULT_ABILITIES, metadata={"length": (0, 80)})
 
     @property

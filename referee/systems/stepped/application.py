@@ -339,6 +339,19 @@ class SteppedSheet:
     """Stepped's :class:`~referee.system.SheetFormat`: the ``[[apply]]`` text, records, rules."""
 
     form = SHEET_FORM
+    # A legal sheet in this format (`referee new` writes it beside a new campaign).
+    sample = """\
+name: Orla Vex
+race: human
+background: experienced
+strength: 2
+agility: d8
+endurance: 2
+perception: 2
+armour: 1
+weapon: blaster pistol, ranged, 2d6
+weapon: stun baton, melee, +1, subdue
+"""
 
     def parse(self, text: str, limits: Limits = DEFAULT_LIMITS, kind: str = "pc") -> dict[str, Any]:
         """A sheet's text -> a record; a player's (``kind="pc"``) may not set tough or kind."""

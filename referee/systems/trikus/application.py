@@ -94,6 +94,14 @@ class TrikusSheet:
     """The :class:`~referee.system.SheetFormat` of ``trikus``."""
 
     form = SHEET_FORM
+    # A legal sheet in this format (`referee new` writes it beside a new campaign).
+    sample = """\
+name: Pawel
+tier: beginner
+light: honest, quick, stubborn
+dark: jealous
+item: Vibroblade (offensive, defensive)
+"""
 
     def parse(self, text: str, limits: Limits = DEFAULT_LIMITS, kind: str = "pc") -> dict[str, Any]:
         """A sheet's text as a record; UserError naming every line it cannot read."""

@@ -19,11 +19,9 @@ can read what a tag spent (:attr:`Effort.spent`) instead of timing it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 
-__all__ = ["Effort", "current", "metered", "outermost"]
+__all__ = ["Effort", "close_meter", "current", "metered", "open_meter", "outermost"]
 
 
 class Effort:
@@ -74,6 +72,17 @@ def current() -> Effort | None:
     return _CURRENT.get()
 
 
+def open_meter(budget: int) -> Token[Effort | None]:
+    """Open a meter of ``budget`` steps until :func:`close_meter`: the cheapest form, for
+    the pipeline's every tag (``with metered(...)`` reads better everywhere else)."""
+    return _CURRENT.set(Effort(budget))
+
+
+def close_meter(token: Token[Effort | None]) -> None:
+    """Close the meter :func:`open_meter` opened."""
+    _CURRENT.reset(token)
+
+
 def outermost() -> Effort | None:
     """The outermost open meter (a post's, in the pipeline), or None outside the pipeline.
 
@@ -86,12 +95,23 @@ def outermost() -> Effort | None:
     return meter
 
 
-@contextmanager
-def metered(budget: int) -> Iterator[Effort]:
-    """Open a meter of ``budget`` steps for what runs inside (a post, one of its tags)."""
-    meter = Effort(budget)
-    token = _CURRENT.set(meter)
-    try:
-        yield meter
-    finally:
-        _CURRENT.reset(token)
+class metered:
+    """Open a meter of ``budget`` steps for what runs inside (a post, one of its tags).
+
+    A class rather than a generator: it is opened for every tag, and this costs a
+    fraction of what :func:`contextlib.contextmanager` costs.
+    """
+
+    __slots__ = ("_meter", "_token")
+
+    def __init__(self, budget: int) -> None:
+        self._meter = Effort(budget)
+        self._token: Token[Effort | None] | None = None
+
+    def __enter__(self) -> Effort:
+        self._token = _CURRENT.set(self._meter)
+        return self._meter
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._token is not None:
+            _CURRENT.reset(self._token)

@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 from referee.base.dice import DiceSource, recording
-from referee.base.effort import metered
+from referee.base.effort import close_meter, open_meter
 from referee.base.errors import TagError, UserError
 from referee.pipeline.failures import describe
 from referee.read.tags import Tag, read_tag
@@ -41,11 +41,11 @@ def verdict_for(
     """
     recorder = recording(dice)
     context.roll_id = rid  # a system may keep it, so a later tag can name this roll
+    meter = open_meter(context.limits.max_tag_steps)  # the tag's searches, bounded together
     try:
-        with metered(context.limits.max_tag_steps):  # the tag's searches, bounded together
-            verbs = verbs_for(context.system)
-            verb, request = _read(tag.text, parse_context, verbs, context.cache)
-            resolution = resolve_request(verb, request, context, recorder)
+        verbs = verbs_for(context.system)
+        verb, request = _read(tag.text, parse_context, verbs, context.cache)
+        resolution = resolve_request(verb, request, context, recorder)
     except TagError as error:
         context.changes.rollback()
         return Verdict(tag, rid, "problem", problem=error.message, usage=error.usage)
@@ -60,6 +60,8 @@ def verdict_for(
         return Verdict(
             tag, rid, "problem", problem=INTERNAL_PROBLEM, internal_error=describe(error)
         )
+    finally:
+        close_meter(meter)
     written = context.changes.written() if context.changes.pending else []
     if written:  # what a GM does in private stays known to the GMs (referee.system.visibility)
         table = context.table(visibility.TABLE)

@@ -10,26 +10,21 @@ command works only because the dice happened to fall one way.
 from __future__ import annotations
 
 import re
-import shlex
 
 import pytest
 
 from referee.cli import main
 from referee.testing.shipped import REPO, copy_repository_campaign
+from referee.testing.walkthrough import shell_commands
 
 README = REPO / "README.md"
 _SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
-_REFEREE = ".venv/bin/referee "
+_LINK = re.compile(r"\]\((docs/[^)#]+)(?:#([^)]+))?\)")
 
 
 def readme_commands() -> list[list[str]]:
     """The arguments of every referee command in the README's sh blocks, in order."""
-    commands = []
-    for block in _SH_BLOCK.findall(README.read_text(encoding="utf-8")):
-        for line in block.splitlines():
-            if _REFEREE in line:
-                commands.append(shlex.split(line.split(_REFEREE, 1)[1]))
-    return commands
+    return shell_commands(README.read_text(encoding="utf-8"))
 
 
 def test_the_readme_has_the_newcomers_commands() -> None:
@@ -70,3 +65,24 @@ def test_ci_runs_the_readmes_demo_and_then_its_test_command_word_for_word() -> N
     demo = next((n for n, line in enumerate(ci) if line.startswith(setup[0] + " ")), None)
     tests = next((n for n, line in enumerate(ci) if line == setup[1]), None)
     assert (2, True) == (len(setup), demo is not None and tests is not None and demo < tests)
+
+
+def _anchors(page: str) -> set[str]:
+    """The anchors MkDocs gives a page's headings (lower case, words joined by hyphens)."""
+    headings = re.findall(r"^#+ (.+?)(?: \{#([\w-]+)\})?$", page, re.MULTILINE)
+    return {explicit or _slug(title) for title, explicit in headings}
+
+
+def _slug(title: str) -> str:
+    """A heading's anchor as MkDocs makes it: ``The end`` -> ``the-end``."""
+    return re.sub(r"\s+", "-", re.sub(r"[^\w\s-]", "", title.lower()).strip())
+
+
+def test_the_readmes_links_into_the_docs_land() -> None:
+    """Every docs/ page the README links to exists, and so does the heading it names."""
+    broken = []
+    for path, anchor in _LINK.findall(README.read_text(encoding="utf-8")):
+        page = REPO / path
+        if not page.is_file() or (anchor and anchor not in _anchors(page.read_text("utf-8"))):
+            broken.append(f"{path}#{anchor}")
+    assert ([], True) == (broken, len(_LINK.findall(README.read_text(encoding="utf-8"))) > 10)

@@ -122,9 +122,10 @@ user_agent = "referee play-by-post dice referee"
 
 _CHARACTERS = """\
 # The campaign's sheets, read into the store on the first run of any command.
-# A sheet added or changed here later is read again: see the README's "Character
-# applications". Players apply with [[apply]] in a post; a GM adds a character with
-# `referee import SHEET --owner USER` (sample-sheet.txt shows the format).
+# A sheet added or changed here later is read again: see "Characters" in the
+# docs' Set-up page (docs/gm/setup.md). Players apply with [[apply]] in a post; a GM
+# adds a character with `referee import SHEET --owner USER` (sample-sheet.txt shows the
+# format).
 """
 
 _PRAW_INI = """\

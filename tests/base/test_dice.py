@@ -20,7 +20,7 @@ from referee.base.errors import UserError
 
 
 def _independent_first_roll(secret: bytes, post: str, index: int, sides: int) -> int:
-    """The derivation as a player would re-implement it from the README."""
+    """The derivation as a player would re-implement it from the docs (verification.md)."""
     digest = hmac.new(secret, f"{post}:{index}:0".encode(), hashlib.sha256).digest()
     for offset in range(0, 32, 8):
         word = int.from_bytes(digest[offset : offset + 8], "big")
@@ -31,7 +31,7 @@ def _independent_first_roll(secret: bytes, post: str, index: int, sides: int) ->
 
 @pytest.mark.parametrize("sides", [2, 4, 6, 20, 100, 1000])
 def test_hmac_dice_follow_the_published_derivation(sides):
-    """The first die equals HMAC-SHA256(secret, 'post:index:0') read as the README says."""
+    """The first die equals HMAC-SHA256(secret, 'post:index:0') read as the docs say."""
     expected = [_independent_first_roll(b"secret", f"t1_p{i}", i % 3, sides) for i in range(50)]
     actual = [HmacDice(b"secret", f"t1_p{i}", i % 3).roll(sides) for i in range(50)]
     assert expected == actual

@@ -204,26 +204,24 @@ def test_a_label_that_cannot_be_shown_is_refused() -> None:
             parse_expression(text)
 
 
-def _readme_notation_rows() -> list[str]:
-    """The rows of the README's dice notation table."""
-    text = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("**Dice notation**") : text.index("**Attack options**")]
+def _notation_rows() -> list[str]:
+    """The rows of the dice notation table (the players' page of the docs)."""
+    text = (Path(__file__).parents[2] / "docs" / "players" / "dice.md").read_text(encoding="utf-8")
+    section = text[text.index("## The forms") : text.index("## The verdict")]
     return [line for line in section.splitlines() if line.startswith("| ")]
 
 
-def test_every_example_in_the_readmes_notation_table_rolls() -> None:
-    """Each [[...]] in the README's notation table is read as dice by the core's verbs."""
-    examples = [
-        tag for row in _readme_notation_rows() for tag in re.findall(r"`\[\[(.+?)\]\]`", row)
-    ]
+def test_every_example_in_the_notation_table_rolls() -> None:
+    """Each [[...]] in the docs' notation table is read as dice by the core's verbs."""
+    examples = [tag for row in _notation_rows() for tag in re.findall(r"`\[\[(.+?)\]\]`", row)]
     requests = [parse_tag(example, verbs_for(None)) for example in examples]
     assert (True, len(examples)) == (len(examples) >= 20, len(requests))
     assert all(isinstance(request, RollDice) for request in requests)
 
 
-def test_the_readmes_notation_table_names_every_operation() -> None:
-    """Every operation the parser reads has a row of the README's notation table."""
-    table = "\n".join(_readme_notation_rows())
+def test_the_notation_table_names_every_operation() -> None:
+    """Every operation the parser reads has a row of the docs' notation table."""
+    table = "\n".join(_notation_rows())
     operations = ("kS", "pS", "khN", "klN", "dhN", "dlN", "rrS", "rS", "roS", "raS", "eS")
     operations += ("!S", "miN", "maN", "tS", "fS", "adv", "dis", "Nx", "# words", "d%")
     operations += ("//", "%", "==", "!=", "<=", ">=", "[note]", "(a, b, c)", "(x)", "N.N")

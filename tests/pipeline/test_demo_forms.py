@@ -1,6 +1,6 @@
-"""Every tag form a system's README section lists is played in that system's demo thread.
+"""Every tag form a system's players' page lists is played in that system's demo thread.
 
-A form is a verb with the literal words of its grammar that the README's example uses
+A form is a verb with the literal words of its grammar that the page's example uses
 (the words of the verb's own form string, its ``<placeholders>`` left out):
 ``[[duel 1 withdraw]]`` needs a demo tag ``duel ... withdraw``, and ``[[roll Kara body +
 Swordsmanship adv 1 dis 1]]`` one with ``adv`` and ``dis``; names, numbers and traits may
@@ -22,20 +22,12 @@ from referee.resolve.dispatch import verbs_for
 from referee.system import Verb
 from referee.testing.demos import DEMOS
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-SECTIONS = {
-    "edge": "## The edge rules",
-    "pool": "## The pool rules",
-    "trikus": "## The trikus rules",
-    "hits": "## The hits rules",
-}
+PAGES = Path(__file__).resolve().parents[2] / "docs" / "players"  # a page per system
+SYSTEMS = ("edge", "pool", "trikus", "hits")
 
 
-def _section(title: str) -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index(title)
-    end = text.find("\n## ", start + 1)
-    return text[start : end if end > 0 else None]
+def _page(system: str) -> str:
+    return (PAGES / f"{system}.md").read_text(encoding="utf-8")
 
 
 def _words(text: str) -> frozenset[str]:
@@ -60,9 +52,9 @@ def _form(text: str, table: dict[str, Verb]) -> tuple[str, frozenset[str]] | Non
     )
 
 
-@pytest.mark.parametrize("system", sorted(SECTIONS))
-def test_every_readme_form_is_played_in_the_demo_thread(system: str) -> None:
-    """Each tag example in the system's README section has a demo tag of the same form."""
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_every_documented_form_is_played_in_the_demo_thread(system: str) -> None:
+    """Each tag example on the system's players' page has a demo tag of the same form."""
     table = verbs_for(importlib.import_module(f"referee.systems.{system}.system").SYSTEM)
     played = [
         _form(tag.text, table)
@@ -70,7 +62,7 @@ def test_every_readme_form_is_played_in_the_demo_thread(system: str) -> None:
         for tag in find_tags(post.body).tags
     ]
     missing = []
-    for example in re.findall(r"\[\[([^\]]+)\]\]", _section(SECTIONS[system])):
+    for example in re.findall(r"\[\[([^\]]+)\]\]", _page(system)):
         form = _form(example, table)
         if form is None:  # a file's section such as [[vehicle]], not a tag
             continue

@@ -1,4 +1,4 @@
-"""Tests for referee.testing.serve: the README's way to watch the live bot without Reddit."""
+"""Tests for referee.testing.serve: the docs' way to watch the live bot without Reddit."""
 
 import re
 
@@ -54,7 +54,7 @@ def _run_once(capsys) -> str:
 def test_a_player_and_the_gm_post_edit_message_and_read_through_the_sub_commands(
     tmp_path, monkeypatch, capsys
 ):
-    """The README's local trial: posts by a player and the GM are answered; the line sums up."""
+    """The docs' local trial: posts by a player and the GM are answered; the line sums up."""
     with FakeReddit() as server:
         subreddit, thread, _ = seed_thread(server, DEMO / "thread.json")
         write_campaign(tmp_path, server, subreddit, STEPPED)

@@ -27,7 +27,7 @@ from typing import Any
 from referee.base.dice import DiceSource
 from referee.base.errors import Forbidden, RuleViolation
 from referee.store.entries import character_key
-from referee.system import Context, Resolution, require_control
+from referee.system import Context, Resolution, require_control, require_gm
 from referee.systems.changes import Change, find_name
 from referee.systems.roster import find_character
 
@@ -50,11 +50,13 @@ from .scene import CampaignClock, Mode
 from .sheet import DICE_TRAITS, Attribute, Character, Standing
 from .state import CampaignState, state_from_dict, state_to_dict
 from .tags import Group, Named, Opposed, Pool
-from .views import GroupView, OpposedView, PoolView, QuickView, Side, Source, shown
+from .views import GroupView, OpposedView, PoolView, QuickAsked, QuickView, Side, Source, shown
 
 STATE_TABLE = "hits_campaign"
 STATE_KEY = "campaign"
 ROLLS_TABLE = "hits_rolls"
+# Character key -> the scene in which the GM asked for his quick roll (one roll, that scene).
+QUICK_TABLE = "hits_quick"
 ROLL_VERSION = 1
 
 
@@ -360,11 +362,31 @@ def resolve_all_in(request: Named, context: Context, dice: DiceSource) -> Resolu
 
 
 def resolve_quick(request: Pool, context: Context, dice: DiceSource) -> Resolution:
-    """A quick roll: a die per source (two for 5+), ± Advantage (R-45); no crits."""
+    """A quick roll: a die per source (two for 5+), ± Advantage (R-45); no crits.
+
+    It is the GM's call ("pode ser pedido que um jogador faça"): he asks with ``quick
+    Kara`` (no sources), and the player then makes that one quick roll in the scene.
+    """
     character = roller(context, request.actor, "roll")
-    if scene_mode(load_state(context).clock) == Mode.COMBAT:
+    clock = load_state(context).clock
+    if scene_mode(clock) == Mode.COMBAT:
         raise RuleViolation("A quick roll is for unstructured play; this scene is combat.")
     refuse_player_advantage(context, request)
+    asked = context.table(QUICK_TABLE)
+    key = character_key(character.name)
+    if not request.sources:
+        require_gm(context, "ask for a quick roll")
+        asked.put(key, {"version": ROLL_VERSION, "scene": clock.scene.number})
+        return Resolution("quick_asked", QuickAsked(character.name, clock.scene.number))
+    if not context.by_gm:
+        record = asked.get(key)
+        if record is None or record.get("scene") != clock.scene.number:
+            raise Forbidden(
+                f"A quick roll is the GM's call: he asks for one with [[quick "
+                f"{character.name}]], then {character.name}'s player rolls it. Until then, "
+                f"[[roll {character.name} ...]]."
+            )
+        asked.delete(key)
     side = side_of(context, character, request, standard=False)
     spec = QuickSpec(
         tuple(s.dice for s in side.sources), side.spec.advantage, side.spec.disadvantage

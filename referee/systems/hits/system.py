@@ -339,7 +339,7 @@ class Hits(SeedsCharacters):
     verbs = VERBS
     sheet = SHEET
     rulings_type = Rulings
-    tables = (handlers.STATE_TABLE, handlers.ROLLS_TABLE)
+    tables = (handlers.STATE_TABLE, handlers.ROLLS_TABLE, handlers.QUICK_TABLE)
     named_tables: tuple[str, ...] = ()
     table_sheets: ClassVar[Mapping[str, Any]] = {}
     templates = Path(__file__).resolve().parent / "templates"

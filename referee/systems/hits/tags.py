@@ -32,7 +32,7 @@ from .scene import Mode
 from .sheet import Attribute, TraitKind, Wager
 
 ROLL_USAGE = "[[roll Kara body + Swordsmanship adv 1]]"
-QUICK_USAGE = "[[quick Kara body + Swordsmanship]]"
+QUICK_USAGE = "[[quick Kara body + Swordsmanship]] (the GM asks for one with [[quick Kara]])"
 OPPOSED_USAGE = "[[opposed Kara body vs Ogre body]] (a GM may add tie=all)"
 GROUP_USAGE = "[[group Kara mind & Dax mind]]"
 ALL_IN_USAGE = "[[all in Kara]]"
@@ -258,7 +258,13 @@ def parse_roll(rest: str, context: ParseContext) -> Pool:
 
 
 def parse_quick(rest: str, context: ParseContext) -> Pool:
-    """``quick Kara body + Swordsmanship``."""
+    """``quick Kara body + Swordsmanship``; a known name alone (``quick Kara``) is the GM
+    asking for a quick roll (no sources)."""
+    words = _MODIFIER.sub(" ", rest).split()
+    if words and not _MODIFIER.search(rest):
+        actor, tail = leading_name(words, context, QUICK_USAGE)
+        if not tail:
+            return Pool(actor, ())
     return parse_pool(rest, context, QUICK_USAGE)
 
 

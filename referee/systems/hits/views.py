@@ -152,6 +152,14 @@ class PoolView:
 
 
 @dataclass(frozen=True)
+class QuickAsked:
+    """The GM asks a character for a quick roll in this scene."""
+
+    name: str
+    scene: int
+
+
+@dataclass(frozen=True)
 class QuickView:
     """A quick roll: no crits; 0 hits fail, 1 partial, 2+ success."""
 

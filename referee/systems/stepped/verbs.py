@@ -24,7 +24,7 @@ from referee.read.tags import (
 )
 from referee.system import ParseContext
 
-# verb -> the right form a problem verdict shows (the README's tag table has the same).
+# verb -> the right form a problem verdict shows (the docs' players/stepped.md table has the same).
 USAGE_OF = {
     "roll": "[[roll 2d6+3]] or [[roll Kara agility+perception -1]]",
     "init": "[[init Kara, Trooper 1, Trooper 2]]",

@@ -190,3 +190,18 @@ def test_all_in_redoes_a_roll_of_the_scene_at_hand(tmp_path: Path) -> None:
     with pytest.raises(RuleViolation, match="in an earlier scene"):
         _tag(campaign, "all in Kara", [6, 6, 6, 6])
     assert 2 == campaign.store.table("characters").get("kara venn")["sheet"]["influence"]
+
+
+def test_a_quick_roll_is_the_gms_call(campaign: Campaign) -> None:
+    """Kara's player's quick roll is refused until the GM asks ([[quick Kara]]); then it
+    rolls once, and the next needs another ask."""
+    _tag(campaign, "scene unstructured", author=GM)
+    with pytest.raises(Forbidden, match="A quick roll is the GM's call"):
+        _tag(campaign, "quick Kara body", [6])
+    with pytest.raises(Forbidden, match="Only a GM may ask for a quick roll"):
+        _tag(campaign, "quick Kara")
+    asked = _tag(campaign, "quick Kara", author=GM).kind
+    rolled = _tag(campaign, "quick Kara body + Swordsmanship", [6, 1]).result.roll.hits
+    with pytest.raises(Forbidden, match="A quick roll is the GM's call"):
+        _tag(campaign, "quick Kara body", [6])
+    assert ("quick_asked", 1) == (asked, rolled)

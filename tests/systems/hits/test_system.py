@@ -99,6 +99,7 @@ def test_level_2_vector_uses_the_character_s_level(campaign: Campaign) -> None:
 
 def test_quick_and_opposed_vectors(campaign: Campaign) -> None:
     """Quick 6,6 -> success, no explosion; opposed 5,4,1 vs 6,3 +2 -> 2-1."""
+    _tag(campaign, "quick Kara", author=GM)  # a quick roll is asked for
     quick = _tag(campaign, "quick Kara body + Swordsmanship", [6, 6]).result
     opposed = _tag(campaign, "opposed Kara mind vs Ogre talent", [5, 4, 1, 6, 3, 2]).result
     assert (2, Outcome.SUCCESS, ("Kara Venn",), [2, 1]) == (
@@ -158,6 +159,7 @@ def test_all_in_redoes_the_last_roll_once(campaign: Campaign) -> None:
 def test_all_in_redoes_a_standard_roll_only(campaign: Campaign) -> None:
     """After a quick roll, All in says it redoes a standard roll, and spends nothing."""
     _tag(campaign, "roll Kara body", [3, 3, 2, 1])
+    _tag(campaign, "quick Kara", author=GM)
     _tag(campaign, "quick Kara body", [1])
     with pytest.raises(UserError, match="was a quick roll"):
         _tag(campaign, "all in Kara", [4, 4, 4, 4])
@@ -414,7 +416,7 @@ def test_gm_verbs_are_refused_to_players_with_the_reason(campaign: Campaign, tex
         ("duel Kara -> Ogre with body", "in a scene"),
         ("stakes Kara life", "not being knocked out"),
         ("levelup Kara body, body", "two different"),
-        ("quick Kara body dis 2", "fail"),
+        ("quick Kara body dis 2", "A quick roll is the GM's call"),
     ],
 )
 def test_bad_requests_say_how_to_fix_them(campaign: Campaign, text: str, message: str) -> None:

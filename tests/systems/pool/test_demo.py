@@ -19,7 +19,7 @@ from referee.testing.demos import (
 )
 
 DEMO = DEMOS / "pool"
-SECRET = "pool-demo-40"  # the README's secret: its dice show a botch and a forgiven one
+SECRET = "pool-demo-40"  # docs/players/pool.md's secret: its dice show a botch and a forgiven one
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_the_demo_thread_uses_every_verb() -> None:
 def test_the_demo_shows_each_mechanic(
     demo: Path, capsys: pytest.CaptureFixture[str], shown: str
 ) -> None:
-    """With the README's secret the thread shows every mechanic of §2 at least once."""
+    """With the docs' secret the thread shows every mechanic of §2 at least once."""
     out, _ = batch_demo(demo, capsys)
     assert shown in out
 

@@ -18,7 +18,7 @@ from referee.testing.demos import (
 )
 
 DEMO = DEMOS / "trikus"
-SECRET = "trikus-demo-0"  # README: with this secret the batch shows every mechanic
+SECRET = "trikus-demo-0"  # docs/players/trikus.md: with this secret the batch shows every mechanic
 
 
 @pytest.fixture

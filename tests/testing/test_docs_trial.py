@@ -1,31 +1,22 @@
-"""The README's local trial, command by command, as written (ids included)."""
-
-import re
-import shlex
+"""The docs' local trial (the Reddit app page), command by command, as written (ids included)."""
 
 from referee.testing.serve import describe, seed_source, trial_server, write_campaign
 from referee.testing.serve import main as serve
 from referee.testing.shipped import REPO
 from referee.testing.trial import demo_systems, make_folder
+from referee.testing.walkthrough import shell_commands
 
-_SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
-_FAKE = ".venv/bin/referee-fake "
-
-
-def readme_trial() -> list[list[str]]:
-    """The arguments of every referee-fake line of the README's sh blocks, in order."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    return [
-        shlex.split(line.split(_FAKE, 1)[1], comments=True)
-        for block in _SH_BLOCK.findall(text)
-        for line in block.splitlines()
-        if line.startswith(_FAKE)
-    ]
+PAGE = REPO / "docs" / "gm" / "reddit.md"  # "Try it without Reddit"
 
 
-def test_the_readmes_trial_commands_run_as_written(tmp_path, monkeypatch, capsys):
-    """start's system, then each sub-command of the README in order: all exit 0, ids match."""
-    start, *commands = readme_trial()
+def docs_trial() -> list[list[str]]:
+    """The arguments of every referee-fake line of the page's sh blocks, in order."""
+    return shell_commands(PAGE.read_text(encoding="utf-8"), ".venv/bin/referee-fake ")
+
+
+def test_the_docs_trial_commands_run_as_written(tmp_path, monkeypatch, capsys):
+    """start's system, then each sub-command of the page in order: all exit 0, ids match."""
+    start, *commands = docs_trial()
     system = start[start.index("--system") + 1]
     trial = tmp_path / "trial"
     monkeypatch.delenv("REFEREE_TRIAL_SECRET", raising=False)

@@ -7,7 +7,6 @@ committed and a change not yet flushed: readers see the first, never the second.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from referee.base.errors import StoreError
 from referee.cli import main
 from referee.pipeline.campaign import Campaign, find_config, load_config, load_secret
 from referee.store.store import Store
+from referee.testing.shipped import copy_shipped
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -23,11 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def running(tmp_path, monkeypatch, capsys):
     """The demo campaign after a batch of its thread, open in a writer as the bot holds it."""
-    shutil.copytree(
-        REPO / "data" / "demo",
-        tmp_path / "demo",
-        ignore=shutil.ignore_patterns("store.json*", "secret.txt"),
-    )
+    copy_shipped(REPO / "data" / "demo", tmp_path / "demo")  # not what the README's demo left
     (tmp_path / "config.toml").write_text(
         '[campaign]\nname = "Demo copy"\ndata_dir = "demo"\n'
         f'templates_dir = "{(REPO / "templates").as_posix()}"\n'

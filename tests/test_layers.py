@@ -16,10 +16,9 @@ from importlinter.cli import lint_imports
 
 PACKAGE = Path(__file__).resolve().parents[1] / "referee"
 PYPROJECT = PACKAGE.parent / "pyproject.toml"
-# Folders that may hold a module past the size the house keeps to: test helpers, and the
-# dice systems' packages, whose largest rule modules are split as their rules are reworked.
-SIZE_EXEMPT = ("testing", "systems")
-LONGEST_MODULE = 600
+# Test helpers may hold a longer module: a fixture server, a conformance kit.
+SIZE_EXEMPT = ("testing",)
+LONGEST_MODULE = 620  # about 600 lines: past it a module is usually two topics
 
 
 def test_every_import_contract_is_kept(capsys) -> None:
@@ -93,6 +92,14 @@ def _core_modules() -> list[Path]:
     return [
         path
         for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).parts[0] not in ("testing", "systems")
+    ]
+
+
+def _modules_but_test_helpers() -> list[Path]:
+    return [
+        path
+        for path in sorted(PACKAGE.rglob("*.py"))
         if path.relative_to(PACKAGE).parts[0] not in SIZE_EXEMPT
     ]
 
@@ -109,11 +116,11 @@ def test_no_core_module_imports_inside_a_function() -> None:
 
 def test_the_package_reads_as_its_stages() -> None:
     """``ls referee/`` shows the stages and the base, no more than fifteen entries, and no
-    core module grows past the size one topic takes."""
+    module (the dice systems' included) grows past the size one topic takes."""
     entries = sorted(path.name for path in PACKAGE.iterdir() if path.name not in ("__pycache__",))
     long_modules = {
         str(path.relative_to(PACKAGE)): length
-        for path in _core_modules()
+        for path in _modules_but_test_helpers()
         if (length := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST_MODULE
     }
     assert len(entries) <= 15, entries

@@ -30,6 +30,7 @@ Where RULES.md leaves a choice, :class:`Rulings` names it (R-1..R-7 and the few
 options this module had to add), and a GM sets it in config.toml.
 """
 
+from .checks import validate_character
 from .combat import (
     DEFENCE_STATS,
     HIT_STATS,
@@ -82,7 +83,6 @@ from .sheet import (
     character_from_record,
     character_to_record,
     parse_damage,
-    validate_character,
 )
 from .traits import (
     BACKGROUND_NAMES,

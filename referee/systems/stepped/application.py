@@ -35,8 +35,9 @@ from typing import Any
 from referee.base.errors import UnknownName, UserError
 from referee.base.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
 
+from .checks import validate_character
 from .rulings import Rules
-from .sheet import character_from_record, character_to_record, validate_character
+from .sheet import character_from_record, character_to_record
 from .traits import LADDER, MAX_TRAIT_MODIFIER, Character, Kind, parse_stat
 
 _LINE = re.compile(r"^\s*([A-Za-z][A-Za-z _-]*?)\s*[:=]\s*(.*?)\s*$")

@@ -24,11 +24,12 @@ from referee.system import Context, Resolution, require_control
 
 from . import odds as stepped_odds
 from .application import parse_sheet
+from .checks import npc_problems
 from .combat import AttackKind, Location, apply_wounds, attack, heal
 from .magic import cast
 from .rolls import Modifier, TraitRoll, initiative, roll_trait, wound_penalty
 from .rulings import Rules
-from .sheet import character_from_record, npc_problems
+from .sheet import character_from_record
 from .traits import UNARMED, Character, Stat, State, Weapon, WeaponKind, parse_stat, state_of
 from .vehicles.combat import attack as craft_attack
 from .vehicles.crafts import Crewed, Vehicle, parse_param, vehicle_from_record, vehicle_to_record

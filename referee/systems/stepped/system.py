@@ -24,13 +24,14 @@ from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Ve
 
 from . import handlers, odds, verbs
 from .application import SteppedSheet
+from .checks import validate_character
 from .combat import AttackKind, plan_damage
 from .combat import _wins as wins
 from .magic import cast
 from .rolls import TraitRoll, execute_plan, plan_trait, roll_trait
 from .roster import RosterView, roster_view
 from .rulings import Race, Rulings, load_races
-from .sheet import character_from_record, character_to_record, validate_character
+from .sheet import character_from_record, character_to_record
 from .traits import (
     LADDER,
     Character,

@@ -2,7 +2,7 @@
 
 Each resolver reads the party (:mod:`.party`), asks :mod:`.resources` for the change
 set (which refuses what the state cannot take, with the reason), and stores it through
-:func:`.handlers.adjusted`. The core refuses these verbs to players before they run
+:func:`.gm_answers.adjusted`. The core refuses these verbs to players before they run
 (``Verb.gm_only``), saying a GM may.
 
 ``[[undo]]`` takes back the thread's last trikus change (a test, a round, a GM edit,
@@ -24,7 +24,8 @@ from referee.system import Context, Resolution, require_control
 from referee.systems.roster import find_character
 
 from . import resources
-from .handlers import Adjusted, adjusted
+from .gm_answers import adjusted
+from .handlers import Adjusted
 from .party import PARTY_TABLE, THREADS, load_party, steps_newest_first, thread_state
 from .tags import Bare, Count, Named, Names, Renew, SetLine, Sides
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from referee.pipeline.campaign import SeedsCharacters
 from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb
 
-from . import edits, handlers, tags
+from . import edits, gm_answers, opening, tags
 from .application import TrikusSheet
 from .changes import ChangeKind
 from .odds_cases import odds_cases
@@ -34,7 +34,7 @@ VERBS = (
     _verb(
         "open",
         tags.parse_open,
-        handlers.resolve_open,
+        opening.resolve_open,
         tags.OPEN_USAGE,
         form='open test|fight <GM dice> <names> [allies=A,B] [difficulty=D] [vs NPC] ["stakes"]',
         help="GM: opens a test or a fight in the thread; each named player then declares",
@@ -44,7 +44,7 @@ VERBS = (
     _verb(
         "declare",
         tags.parse_declare,
-        handlers.resolve_declare,
+        opening.resolve_declare,
         tags.DECLARE_USAGE,
         form=f"declare <character> [{POLICY_WORDS}]",
         help="declares into the open test or fight round; the last declaration resolves it",
@@ -53,7 +53,7 @@ VERBS = (
     _verb(
         "go",
         tags.parse_go,
-        handlers.resolve_go,
+        opening.resolve_go,
         tags.GO_USAGE,
         form="go [all]",
         help="GM: resolves the open test or round now (defaults for the undeclared); "
@@ -64,7 +64,7 @@ VERBS = (
     _verb(
         "overturn",
         tags.bare_parser("[[overturn]]"),
-        handlers.resolve_overturn,
+        gm_answers.resolve_overturn,
         "[[overturn]]",
         form="overturn",
         help="GM: after a Boom nobody claimed, turns the thread's last test, duel or fight "
@@ -75,7 +75,7 @@ VERBS = (
     _verb(
         "test",
         tags.parse_test,
-        handlers.resolve_test_tag,
+        opening.resolve_test_tag,
         tags.TEST_USAGE,
         form=f"test <character> [vs <GM dice>] [{POLICY_WORDS}]",
         help="one player tests alone against the thread's difficulty, in one post",
@@ -84,7 +84,7 @@ VERBS = (
     _verb(
         "answer",
         tags.parse_answer,
-        handlers.resolve_answer,
+        gm_answers.resolve_answer,
         tags.ANSWER_USAGE,
         form="answer yes|no",
         help="answers the Negotiation a test waits on (the GM; in a duel between players, "
@@ -94,7 +94,7 @@ VERBS = (
     _verb(
         "difficulty",
         tags.parse_difficulty,
-        handlers.resolve_difficulty,
+        gm_answers.resolve_difficulty,
         tags.DIFFICULTY_USAGE,
         form="difficulty <GM dice>|off",
         help="GM: sets the thread's standing difficulty for one-player tests",
@@ -328,9 +328,9 @@ class Trikus(SeedsCharacters):
         """The rulings are the whole rules value: trikus reads no tables."""
         return rulings
 
-    def end_encounter(self, context: Context) -> handlers.EncounterEnd:
+    def end_encounter(self, context: Context) -> gm_answers.EncounterEnd:
         """The thread's open test or fight closes, with no result (RULES.md §3.7)."""
-        return handlers.end_encounter(context)
+        return gm_answers.end_encounter(context)
 
     def roster_view(
         self, campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]

@@ -31,7 +31,6 @@ import json
 import os
 import random
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -47,6 +46,7 @@ from referee.pipeline.campaign import Campaign  # noqa: E402
 from referee.pipeline.flow import Referee  # noqa: E402
 from referee.read.tags import find_tags  # noqa: E402
 from referee.resolve.dispatch import verbs_for  # noqa: E402
+from referee.testing.shipped import DATA, copy_repository_campaign, copy_shipped  # noqa: E402
 
 SYSTEMS = ("stepped", "pool", "trikus", "edge", "hits")
 NOTATION = "0123456789dDkKhHlLxX+-−*/%(),. "
@@ -56,18 +56,10 @@ CRAFTED = "8−−h(H)6K(k9x(616h3lx(H4,h+/0,l%.5 8−−h(H)6K(k9x(616h3lx(H4"
 
 
 def demo_folder(system: str, into: Path) -> Path:
-    """A copy of ``system``'s demo campaign, without its store or secret."""
-    skip = shutil.ignore_patterns("store.*", "secret.txt")
+    """A copy of ``system``'s demo campaign as a fresh clone has it (no store, no secret)."""
     if system == "stepped":
-        folder = into / "stepped"
-        folder.mkdir()
-        shutil.copy(REPO / "config.toml", folder)
-        shutil.copytree(REPO / "data", folder / "data", ignore=skip)
-        shutil.copytree(REPO / "templates", folder / "templates")
-        return folder
-    folder = into / system
-    shutil.copytree(REPO / "data" / "demos" / system, folder, ignore=skip)
-    return folder
+        return copy_repository_campaign(into / "stepped")
+    return copy_shipped(DATA / "demos" / system, into / system)
 
 
 def thread_posts(folder: Path) -> list[Post]:

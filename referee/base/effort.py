@@ -19,6 +19,8 @@ can read what a tag spent (:attr:`Effort.spent`) instead of timing it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar, Token
 
 __all__ = ["Effort", "close_meter", "current", "metered", "open_meter", "outermost"]
@@ -73,8 +75,8 @@ def current() -> Effort | None:
 
 
 def open_meter(budget: int) -> Token[Effort | None]:
-    """Open a meter of ``budget`` steps until :func:`close_meter`: the cheapest form, for
-    the pipeline's every tag (``with metered(...)`` reads better everywhere else)."""
+    """Open a meter of ``budget`` steps until :func:`close_meter`: the cheap form the
+    pipeline opens for every tag (``with metered(...)`` reads better everywhere else)."""
     return _CURRENT.set(Effort(budget))
 
 
@@ -95,23 +97,13 @@ def outermost() -> Effort | None:
     return meter
 
 
-class metered:
-    """Open a meter of ``budget`` steps for what runs inside (a post, one of its tags).
-
-    A class rather than a generator: it is opened for every tag, and this costs a
-    fraction of what :func:`contextlib.contextmanager` costs.
-    """
-
-    __slots__ = ("_meter", "_token")
-
-    def __init__(self, budget: int) -> None:
-        self._meter = Effort(budget)
-        self._token: Token[Effort | None] | None = None
-
-    def __enter__(self) -> Effort:
-        self._token = _CURRENT.set(self._meter)
-        return self._meter
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self._token is not None:
-            _CURRENT.reset(self._token)
+@contextmanager
+def metered(budget: int) -> Iterator[Effort]:
+    """Open a meter of ``budget`` steps for what runs inside (a post, a test's tag)."""
+    token = open_meter(budget)
+    try:
+        meter = _CURRENT.get()
+        assert meter is not None  # just opened
+        yield meter
+    finally:
+        close_meter(token)

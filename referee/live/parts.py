@@ -70,6 +70,7 @@ class Task(str, Enum):
 
     MODERATORS = "moderators"
     SETTLE = "settle"
+    SHELL = "shell"  # the requests a GM left from the shell (referee.live.shell_requests)
     COMMENTS = "comments"  # r/a+b/comments and each watched thread
     NEW = "new"  # r/a+b/new
     INBOX = "inbox"
@@ -104,6 +105,7 @@ class CycleReport:
     messages: int = 0  # private messages with tags taken in (rolled, or refused)
     roster_published: bool = False  # the wiki roster page was edited
     digests: int = 0  # GMs sent the digest of problems
+    requests: int = 0  # requests from the shell taken (approve, failures --retry...)
     new_posts: int = 0  # of those, posts new to the worker (not read in an earlier cycle)
     tags: int = 0  # tags in the posts and messages refereed
     refusals: int = 0  # tags answered with a problem, and secret rolls refused to non-GMs
@@ -187,7 +189,13 @@ class WorkerParts:
     _roster_retry_at: float
     _moderators_at: float
 
+    lock: Any  # the worker's RLock: one step, or one request, at a time
+
     if TYPE_CHECKING:
+
+        def _run(self, tasks: Any, *, full: bool = False, one: bool = False) -> CycleReport:
+            """Run tasks due (see :class:`~referee.live.worker.Worker`)."""
+            ...
 
         def _call(self, function: Callable[..., Any], *args: Any) -> Any:
             """Call Reddit through the budget (see :class:`~referee.live.worker.Worker`)."""

@@ -10,6 +10,9 @@ the account's window runs low)::
                moderators, kept in the store, join config.toml's GMs
     settle     replies left "sending" (a crash, a lost answer): find the bot's reply
                below the post (or in its sent messages), else post again
+    shell      the requests a GM left from the shell (approve, failures --retry...):
+               each taken once, its reply left pending (:mod:`.shell_requests`);
+               :func:`~referee.live.service.serve` also looks for them every second
     comments   r/a+b/comments (one request for all the subreddits) and each watched
                thread, every poll interval; page on only while the page is all new;
                when the gap is deeper than a listing reaches, read the active threads
@@ -98,6 +101,7 @@ from referee.live.schedule import (
     fit_interval,
     reads_per_second,
 )
+from referee.live.shell_requests import TakesShellRequests
 from referee.live.status import heartbeat_path, write_heartbeat
 from referee.live.wiki import PublishesRoster
 from referee.pipeline.campaign import RedditConfig
@@ -112,7 +116,7 @@ log = logging.getLogger(__name__)
 YIELDING = (Task.NEW, Task.INBOX, Task.EDITS)
 
 
-class Worker(ReadsReddit, PublishesRoster, TellsGMs):
+class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
     """Polls through a :class:`~referee.live.reddit.Forum` and referees through a ``Referee``.
 
     Not thread-safe by itself; every public method takes the worker's lock, so the
@@ -291,6 +295,8 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs):
             return max(refresh, self._moderators_retry_at)
         if task is Task.SETTLE:
             return now if self._records(Delivery.SENDING) else never
+        if task is Task.SHELL:
+            return self._requests_due(now)
         if task is Task.REPLY:
             return self._reply_due(now)
         if task is Task.DIGEST:
@@ -367,6 +373,8 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs):
             self._refresh_moderators()
         elif task is Task.SETTLE:
             self._settle(report)
+        elif task is Task.SHELL:
+            self._take_requests(report)
         elif task is Task.INBOX:
             self._read_inbox(report)
         elif task is Task.EDITS:

@@ -101,9 +101,9 @@ def _verify_public(args: argparse.Namespace) -> int:
         report = verify(public.rows(), secret, published, stubs=True)
     claims = _claims(header, report)
     if secret is not None:
-        said = f"the file says {published}" if published else "the file names none"
+        named = f"the file says {published}" if published else "the file names none"
         print(
-            f"secret sha256: {commitment(secret)} ({said}; compare with the sha256 the GM "
+            f"secret sha256: {commitment(secret)} ({named}; compare with the sha256 the GM "
             "published before play)"
         )
         if report.commitment_ok is False and published:

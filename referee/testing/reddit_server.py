@@ -53,6 +53,7 @@ import json
 import math
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -404,6 +405,12 @@ class _Server(ThreadingHTTPServer):
             self._open.discard(request)
         super().shutdown_request(request)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (a bot process killed mid-request) is no server error."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
     def drop_connections(self) -> None:
         """Hang up on every client, so idle keep-alive handlers finish."""
         with self._open_lock:
@@ -479,6 +486,10 @@ class FakeReddit:
         self._wiki_settings: dict[tuple[str, str], JSON] = {}
         self._tokens: dict[str, tuple[str | None, float]] = {}
         self._faults: list[_ArmedFault] = []
+        # Called with each request as it arrives (False) and once its action is done but
+        # before it is answered (True), on the server's thread: a soak test kills the
+        # bot's process there, at a point of the exchange it chooses.
+        self.on_request: Callable[[Request, bool], None] | None = None
         self._stall = threading.Event()
         self._stopping = False
         self._httpd: _Server | None = None
@@ -795,6 +806,8 @@ class FakeReddit:
     def count(self, method: str | None = None, path_prefix: str | None = None) -> int:
         """Count received requests, optionally only one method or path prefix."""
         with self._lock:
+            if method is None and path_prefix is None:
+                return len(self.requests)
             return sum(
                 1
                 for r in self.requests
@@ -829,6 +842,8 @@ class FakeReddit:
             self.refused += 1
             fault = _ArmedFault(None, path, Fault.TOO_MANY_REQUESTS, 1, reset, "")
 
+        if self.on_request is not None:
+            self.on_request(record, False)
         if fault is not None and fault.fault is Fault.TIMEOUT:
             with self._lock:
                 stall = self._stall
@@ -841,6 +856,8 @@ class FakeReddit:
             return
 
         status, payload, headers = self._dispatch(method, path, params, handler, record)
+        if self.on_request is not None:
+            self.on_request(record, True)
         if fault is not None and fault.fault is Fault.LOST_RESPONSE:
             handler.hang_up()
             return
@@ -1312,26 +1329,48 @@ class FakeReddit:
 
     def _paginate(self, things: list[JSON], params: dict[str, str]) -> JSON:
         """Slice a newest-first list of things the way Reddit's listings page."""
+        return self._paginate_posts(things, params, lambda t: str(t["data"]["name"]), lambda t: t)
+
+    def _paginate_posts(
+        self,
+        items: Iterable[Any],
+        params: dict[str, str],
+        name: Callable[[Any], str],
+        render: Callable[[Any], JSON],
+    ) -> JSON:
+        """:meth:`_paginate` over newest-first ``items``, read only as far as the page
+        and rendering only its own: a listing costs its page, not the whole site."""
         limit = _int_param(params, "limit", DEFAULT_LISTING_LIMIT)
         limit = max(1, min(limit, MAX_LISTING_LIMIT))
-        names = [t["data"]["name"] for t in things]
-        if params.get("after"):
-            if params["after"] not in names:
+        newest = iter(items)
+        if params.get("before"):
+            newer: list[Any] = []
+            for item in newest:
+                if name(item) == params["before"]:
+                    break
+                newer.append(item)
+            else:
                 return _listing([])
-            start = names.index(params["after"]) + 1
-            page = things[start : start + limit]
-        elif params.get("before"):
-            if params["before"] not in names:
-                return _listing([])
-            end = names.index(params["before"])
-            start = max(0, end - limit)
-            page = things[start:end]
+            window, start, more = newer[-limit:], max(0, len(newer) - limit), True
         else:
             start = 0
-            page = things[:limit]
-        after = page[-1]["data"]["name"] if page and start + len(page) < len(things) else None
+            if params.get("after"):
+                for item in newest:
+                    start += 1
+                    if name(item) == params["after"]:
+                        break
+                else:
+                    return _listing([])
+            window = list(itertools.islice(newest, limit))
+            more = next(newest, None) is not None
+        page = [render(item) for item in window]
+        after = page[-1]["data"]["name"] if page and more else None
         before = page[0]["data"]["name"] if page and start > 0 else None
         return _listing(page, after=after, before=before)
+
+    def _newest(self, kind: str) -> Iterator[_Post]:
+        """The submissions (t3) or comments (t1) that are not deleted, newest first."""
+        return (p for p in reversed(self._posts.values()) if p.kind == kind and not p.gone)
 
 
 # -- route handlers --------------------------------------------------------------
@@ -1463,21 +1502,25 @@ def _moderators(fake: FakeReddit, exchange: _Exchange) -> JSON:
 
 def _subreddit_new(fake: FakeReddit, exchange: _Exchange) -> JSON:
     names = {s.name for s in _subreddits_of(fake, exchange.match["subs"])}
-    posts = sorted(
-        (p for p in fake._live("t3") if p.subreddit in names),
-        key=lambda p: -p.seq,
+    posts = (p for p in fake._newest("t3") if p.subreddit in names)
+    return fake._paginate_posts(
+        posts, exchange.params, _fullname, lambda p: _thing("t3", fake._submission_data(p))
     )
-    return fake._paginate([_thing("t3", fake._submission_data(p)) for p in posts], exchange.params)
 
 
 def _subreddit_comments(fake: FakeReddit, exchange: _Exchange) -> JSON:
     names = {s.name for s in _subreddits_of(fake, exchange.match["subs"])}
-    posts = sorted(
-        (p for p in fake._live("t1") if p.subreddit in names),
-        key=lambda p: -p.seq,
+    posts = (p for p in fake._newest("t1") if p.subreddit in names)
+    return fake._paginate_posts(
+        posts,
+        exchange.params,
+        _fullname,
+        lambda p: _thing("t1", fake._comment_data(p, with_link=True)),
     )
-    things = [_thing("t1", fake._comment_data(p, with_link=True)) for p in posts]
-    return fake._paginate(things, exchange.params)
+
+
+def _fullname(post: _Post) -> str:
+    return post.fullname
 
 
 def _user_comments(fake: FakeReddit, exchange: _Exchange) -> JSON:

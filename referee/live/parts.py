@@ -72,6 +72,7 @@ class Task(str, Enum):
 
     MODERATORS = "moderators"
     SETTLE = "settle"
+    SHELL = "shell"  # the requests a GM left from the shell (referee.live.shell_requests)
     COMMENTS = "comments"  # r/a+b/comments and each watched thread
     NEW = "new"  # r/a+b/new
     INBOX = "inbox"
@@ -109,6 +110,7 @@ class CycleReport:
     digests: int = 0  # GMs sent the digest of problems
     timers: int = 0  # times the turn timers due were fired
     notices: int = 0  # reminders, expiry lines, GMs' messages and catch-ups sent (or found sent)
+    requests: int = 0  # requests from the shell taken (approve, failures --retry...)
     new_posts: int = 0  # of those, posts new to the worker (not read in an earlier cycle)
     tags: int = 0  # tags in the posts and messages refereed
     refusals: int = 0  # tags answered with a problem, and secret rolls refused to non-GMs
@@ -192,7 +194,13 @@ class WorkerParts:
     _roster_retry_at: float
     _moderators_at: float
 
+    lock: Any  # the worker's RLock: one step, or one request, at a time
+
     if TYPE_CHECKING:
+
+        def _run(self, tasks: Any, *, full: bool = False, one: bool = False) -> CycleReport:
+            """Run tasks due (see :class:`~referee.live.worker.Worker`)."""
+            ...
 
         def _call(self, function: Callable[..., Any], *args: Any) -> Any:
             """Call Reddit through the budget (see :class:`~referee.live.worker.Worker`)."""

@@ -149,7 +149,8 @@ class ReadsReddit(DeliversReplies):
         for post in sorted(listed, key=lambda p: -post_rank(p.fullname)):
             threads.setdefault(post.thread)
         for fullname in islice(self.posts.newest(), BACKFILL_THREADS * 20):
-            threads.setdefault(str((self.posts.get(fullname) or {}).get("thread")))
+            if fullname.startswith(("t1_", "t3_")):  # not a message, nor the shell's
+                threads.setdefault(str((self.posts.get(fullname) or {}).get("thread")))
             if len(threads) >= BACKFILL_THREADS:
                 break
         for thread in self.threads:

@@ -11,6 +11,9 @@ the account's window runs low)::
     settle     replies left "sending" (a crash, a lost answer): find the bot's reply
                below the post (or in its sent messages), else post again; notices
                left "sending" likewise, by the mark each ends with
+    shell      the requests a GM left from the shell (approve, failures --retry...):
+               each taken once, its reply left pending (:mod:`.shell_requests`);
+               :func:`~referee.live.service.serve` also looks for them every second
     comments   r/a+b/comments (one request for all the subreddits) and each watched
                thread, every poll interval; page on only while the page is all new;
                when the gap is deeper than a listing reaches, read the active threads
@@ -102,6 +105,7 @@ from referee.live.schedule import (
     fit_interval,
     reads_per_second,
 )
+from referee.live.shell_requests import TakesShellRequests
 from referee.live.status import heartbeat_path, write_heartbeat
 from referee.live.timers import KeepsPace
 from referee.live.wiki import PublishesRoster
@@ -117,7 +121,7 @@ log = logging.getLogger(__name__)
 YIELDING = (Task.NEW, Task.INBOX, Task.EDITS)
 
 
-class Worker(ReadsReddit, PublishesRoster, TellsGMs, KeepsPace):
+class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests, KeepsPace):
     """Polls through a :class:`~referee.live.reddit.Forum` and referees through a ``Referee``.
 
     Not thread-safe by itself; every public method takes the worker's lock, so the
@@ -297,6 +301,8 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, KeepsPace):
             return max(refresh, self._moderators_retry_at)
         if task is Task.SETTLE:
             return now if self._records(Delivery.SENDING) or self._notices_sending() else never
+        if task is Task.SHELL:
+            return self._requests_due(now)
         if task is Task.REPLY:
             return self._reply_due(now)
         if task is Task.DIGEST:
@@ -377,6 +383,8 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, KeepsPace):
         elif task is Task.SETTLE:
             self._settle(report)
             self._settle_notices(report)
+        elif task is Task.SHELL:
+            self._take_requests(report)
         elif task is Task.INBOX:
             self._read_inbox(report)
         elif task is Task.EDITS:

@@ -80,7 +80,7 @@ class Config:
     reddit: RedditConfig = RedditConfig()
     npc_stats: str = "shown"  # [roster] npc_stats: whether players see the stats of NPCs
     next_by: str = "turn"  # [initiative] next_by: who besides a GM may write [[next]]
-    pace: PaceConfig = PaceConfig()  # [pace]: turn deadlines, reminders, what expiry does
+    pace: PaceConfig = field(default_factory=PaceConfig)  # [pace]: deadlines, reminders
 
     @property
     def root(self) -> Path:

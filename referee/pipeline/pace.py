@@ -157,7 +157,9 @@ class PaceKeeper:
             return self._pass_on(context, due, now, "away")
         if self.config.on_expiry is OnExpiry.SKIP:
             return self._pass_on(context, due, now, "time")
-        pace_state.save(context, replace(due.pace, turn=replace(due.pace.turn, expired=True)))  # type: ignore[arg-type]
+        turn = due.pace.turn
+        assert turn is not None
+        pace_state.save(context, replace(due.pace, turn=replace(turn, expired=True)))
         if self.config.on_expiry is OnExpiry.GM:
             return self._tell_gms(context, due, gms)
         return []
@@ -174,8 +176,9 @@ class PaceKeeper:
         who = acting(order, turn, pace_state.owners(context), away, now)
         until = deadline(pace.hours, turn, self.config) or due.timer.at
         players = context.table(pace_state.PLAYERS)
+        names = [name for name, _ in who]
         base = {
-            "names": [name for name, _ in who],
+            "names": names,
             "round": order.round,
             "until": until,
             "left": max(0.0, until - now),
@@ -188,7 +191,7 @@ class PaceKeeper:
             by = pace_state.remind_by(players, player)
             if by is RemindBy.MESSAGE:
                 key = f"remind:{thread}:{turn.serial}:{player.casefold()}"
-                subject = f"Your turn: {' & '.join(base['names'])}, until {when_words(until)}"
+                subject = f"Your turn: {' & '.join(names)}, until {when_words(until)}"
                 self._queue(key, "message", thread, "reminder", base, to=player, subject=subject)
                 queued.append(key)
             elif by is RemindBy.THREAD:
@@ -215,9 +218,12 @@ class PaceKeeper:
         until, _ = pace_state.turn_deadline(context, moved, skipped.tracker, now)
         current = skipped.tracker.current
         players = context.table(pace_state.PLAYERS)
+        assert moved.turn is not None
         mentions = [
             player
-            for _, player in acting(skipped.tracker, moved.turn, pace_state.owners(context), away, now)  # type: ignore[arg-type]
+            for _, player in acting(
+                skipped.tracker, moved.turn, pace_state.owners(context), away, now
+            )
             if pace_state.remind_by(players, player) is not RemindBy.NEVER
         ]
         data = {
@@ -241,14 +247,15 @@ class PaceKeeper:
         assert turn is not None and order.current is not None
         away = pace_state.away_periods(context)
         who = acting(order, turn, pace_state.owners(context), away, due.timer.at)
+        names = [name for name, _ in who] or list(order.current.names)
         data = {
-            "names": [name for name, _ in who] or list(order.current.names),
+            "names": names,
             "players": list(dict.fromkeys(player for _, player in who)),
             "at": due.timer.at,
             "round": order.round,
             "link": thread_link(thread),
         }
-        subject = f"Time is up for {' & '.join(data['names'])}"
+        subject = f"Time is up for {' & '.join(names)}"
         queued = []
         for gm in sorted(name for name in gms if name and name != self.bot.casefold()):
             key = f"expire:{thread}:{turn.serial}:{gm}"
@@ -256,7 +263,7 @@ class PaceKeeper:
             queued.append(key)
         if not queued:
             log.warning(
-                "event=pace_no_gm thread=%s: a turn's time ran out and on_expiry is \"gm\", "
+                'event=pace_no_gm thread=%s: a turn\'s time ran out and on_expiry is "gm", '
                 "but the campaign has no GM to tell; list them in [campaign] gms",
                 thread,
             )

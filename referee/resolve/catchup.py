@@ -152,7 +152,9 @@ def _is_last(record: Mapping[str, Any], seen: Mapping[str, Any] | None, asker: s
     if str(record.get("author", "")).casefold() == asker.casefold():
         return True
     created = record.get("created")
-    return bool(seen) and isinstance(created, (int, float)) and created <= float(seen["created"])
+    if not seen or not isinstance(created, (int, float)):
+        return False
+    return created <= float(seen["created"])
 
 
 def _lines(fullname: str, record: Mapping[str, Any], voids: Any) -> list[CatchupLine]:
@@ -174,17 +176,22 @@ def _lines(fullname: str, record: Mapping[str, Any], voids: Any) -> list[Catchup
     return lines
 
 
-def _played(
-    context: Context, asker: str, mine: set[str], found: Mapping[str, Any]
-) -> list[str]:
+def _played(context: Context, asker: str, mine: set[str], found: Mapping[str, Any]) -> list[str]:
     """The threads a campaign-wide catch-up covers: where the asker posted, or has a
     character in the initiative; the busiest first."""
     threads = set(mine)
     prefix = f" {asker.casefold()}"
-    threads.update(key.rpartition(" ")[0] for key in context.table(pace_state.LAST_POSTS).keys() if key.endswith(prefix))
+    threads.update(
+        key.rpartition(" ")[0]
+        for key in context.table(pace_state.LAST_POSTS)
+        if key.endswith(prefix)
+    )
     for thread, record in context.table(tracker_verbs.TABLE).items():
         names = (c.get("name", "") for c in record.get("combatants", ()))
-        if any((tracker_verbs.owner_of(context, str(n)) or "").casefold() == asker.casefold() for n in names):
+        if any(
+            (tracker_verbs.owner_of(context, str(n)) or "").casefold() == asker.casefold()
+            for n in names
+        ):
             threads.add(thread)
     return sorted(threads, key=lambda t: (-len(found.get(t, ())), t))
 
@@ -199,5 +206,12 @@ def _summary(
         pace = pace_state.load(context, thread)
         until, overdue = pace_state.turn_deadline(context, pace, tracker, context.post.created)
     return ThreadCatchup(
-        thread, thread_link(thread), tuple(reversed(lines)), more, since_post, tracker, until, overdue
+        thread,
+        thread_link(thread),
+        tuple(reversed(lines)),
+        more,
+        since_post,
+        tracker,
+        until,
+        overdue,
     )

@@ -82,8 +82,8 @@ def read_pace(table: Mapping[str, Any]) -> tuple[PaceConfig, list[str]]:
 
     >>> read_pace({"turn_hours": 48, "on_expiry": "skip"})
     (PaceConfig(turn_hours=48.0, remind_at=0.5, on_expiry=<OnExpiry.SKIP: 'skip'>), [])
-    >>> read_pace({"remind_at": 2})[1]
-    ['pace.remind_at = 2: write a share of the turn from 0 to 0.95 (0.5 reminds a player when half the turn is gone; 0 never).']
+    >>> read_pace({"remind_at": 2})[1][0][:60]
+    'pace.remind_at = 2: write a share of the turn from 0 to 0.95'
     """
     problems: list[str] = []
     hours: float | None = None
@@ -169,7 +169,8 @@ class Timer:
 def thread_hours(own: float | None, config: PaceConfig) -> float | None:
     """A thread's turn time: its own (0: none), else the campaign's.
 
-    >>> thread_hours(None, PaceConfig(24)), thread_hours(0, PaceConfig(24)), thread_hours(6, PaceConfig())
+    >>> config = PaceConfig(24)
+    >>> thread_hours(None, config), thread_hours(0, config), thread_hours(6, config)
     (24, None, 6)
     """
     if own is not None:
@@ -197,7 +198,9 @@ def timers(
         return ()
     found = []
     if not turn.reminded and config.remind_at > 0:
-        found.append(Timer("remind", thread, turn.serial, turn.since + hours * HOUR * config.remind_at))
+        found.append(
+            Timer("remind", thread, turn.serial, turn.since + hours * HOUR * config.remind_at)
+        )
     found.append(Timer("expire", thread, turn.serial, turn.since + hours * HOUR))
     return tuple(found)
 

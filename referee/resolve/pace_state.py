@@ -75,7 +75,9 @@ def away_periods(context: Context) -> dict[str, AwayPeriod]:
 def periods(items: Any) -> dict[str, AwayPeriod]:
     """Away records (key, record) as :class:`AwayPeriod` values by key."""
     return {
-        key: AwayPeriod(str(record.get("name", key)), float(record["until"]), str(record.get("by", "")))
+        key: AwayPeriod(
+            str(record.get("name", key)), float(record["until"]), str(record.get("by", ""))
+        )
         for key, record in items
         if isinstance(record.get("until"), (int, float))
     }

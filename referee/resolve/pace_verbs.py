@@ -156,7 +156,9 @@ def parse_away(rest: str, context: ParseContext) -> SetAway:
     text = collapse(rest)
     off = _OFF.match(text)
     if off is not None:
-        return SetAway(name_argument(off.group("name"), "character", AWAY_USAGE, context.limits), None)
+        return SetAway(
+            name_argument(off.group("name"), "character", AWAY_USAGE, context.limits), None
+        )
     found = _UNTIL.match(text)
     if found is None:
         raise TagError("Name the character and the day they are back.", AWAY_USAGE)
@@ -228,7 +230,8 @@ def resolve_deadline(request: SetDeadline, context: Context, dice: DiceSource) -
         pace = replace(pace, hours=own, turn=turn)
         pace_state.save(context, pace)
     found = tracker_verbs.load(context)
-    until, whose = None, ()
+    until: float | None = None
+    whose: tuple[str, ...] = ()
     if found is not None and found.current is not None:
         until, _ = pace_state.turn_deadline(context, pace, found, context.post.created)
         whose = found.current.names
@@ -249,7 +252,9 @@ def resolve_deadline(request: SetDeadline, context: Context, dice: DiceSource) -
 
 def resolve_remind(request: RemindMe, context: Context, dice: DiceSource) -> Resolution:
     author = context.post.author
-    context.table(pace_state.PLAYERS).put(author.casefold(), {"name": author, "remind": request.by.value})
+    context.table(pace_state.PLAYERS).put(
+        author.casefold(), {"name": author, "remind": request.by.value}
+    )
     return Resolution(KIND, PaceResult("remind", author, remind=request.by.value))
 
 
@@ -280,11 +285,13 @@ def resolve_pass(request: PassTurn, context: Context, dice: DiceSource) -> Resol
     now = context.post.created
     if pace.turn is None or not pace.turn.matches(found):
         pace = begin_turn(pace, found, now, context.post.fullname)
-    passed = tuple(dict.fromkeys((*pace.turn.passed, *mine)))  # type: ignore[union-attr]
+    turn = pace.turn
+    assert turn is not None
+    passed = tuple(dict.fromkeys((*turn.passed, *mine)))
     away = pace_state.away_periods(context)
     left = [n for n in current.names if n not in passed and not is_away(away, n, now)]
     if left:  # others share the turn: it stays theirs
-        pace_state.save(context, replace(pace, turn=replace(pace.turn, passed=passed)))  # type: ignore[arg-type]
+        pace_state.save(context, replace(pace, turn=replace(turn, passed=passed)))
         return Resolution(
             tracker_verbs.KIND,
             TrackerResult("passed", found, mine, by=context.post.author, waiting=tuple(left)),
@@ -368,7 +375,9 @@ def resolve_catchup(request: CatchUp, context: Context, dice: DiceSource) -> Res
                 "data": found.to_data(),
             },
         )
-    return Resolution(KIND, PaceResult("catchup", context.post.author, catchup=found, private=private))
+    return Resolution(
+        KIND, PaceResult("catchup", context.post.author, catchup=found, private=private)
+    )
 
 
 def follow(resolution: Resolution, context: Context) -> Resolution:

@@ -41,9 +41,7 @@ def pace(hours: float = 24, expiry: str = "skip", remind_at: float = 0.5) -> str
 
 def bot_pms(server: FakeReddit, user: str, words: str = "") -> list[dict[str, Any]]:
     """The bot's private messages to ``user`` holding ``words``, oldest first."""
-    return [
-        m for m in server.messages_to(user) if m["author"] == server.bot and words in m["body"]
-    ]
+    return [m for m in server.messages_to(user) if m["author"] == server.bot and words in m["body"]]
 
 
 @dataclass

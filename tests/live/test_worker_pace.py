@@ -60,11 +60,11 @@ def test_a_week_of_a_four_player_fight_with_one_slow_player(server, live) -> Non
     assert len(ended) >= 4
     assert [1] * len(karas) == [len(found) for found in reminders]
     assert [1] * len(ended) == [len(found) for found in expiries]
-    for serial, (reminder,) in zip(karas, reminders):
+    for serial, (reminder,) in zip(karas, reminders, strict=True):
         due = fight.seen[serial].since + 12 * HOUR
         assert 0 <= reminder["created_utc"] - due <= IDLE
         assert reminder["body"].startswith("u/kara — **Kara Venn**'s turn")
-    for serial, (expiry,) in zip(ended, expiries):
+    for serial, (expiry,) in zip(ended, expiries, strict=True):
         due = fight.seen[serial].since + 24 * HOUR
         assert 0 <= expiry["created_utc"] - due <= IDLE
         assert "**Time ran out for Kara Venn**" in expiry["body"]

@@ -63,7 +63,9 @@ def test_a_reminder_whose_answer_is_lost_is_sent_exactly_once(
     for _ in range(8):
         fight.run(0.25)
         server.release()
-    reminders = bot_pms(server, "kara", "is running out") if by_message else fight.notices("remind", 1)
+    reminders = (
+        bot_pms(server, "kara", "is running out") if by_message else fight.notices("remind", 1)
+    )
     assert (1, 0, {}) == (
         len(reminders),
         server.pending_faults(),
@@ -119,7 +121,11 @@ def test_a_clock_jump_passes_one_turn_and_the_next_one_starts_at_the_jump(server
     fight.run(2)
     (line,) = fight.notices("expire", 1)
     dax = fight.turn()
-    assert ([], ("Dax Orr",), []) == (fight.notices("remind", 1), fight.whose(), fight.notices("expire", 2))
+    assert ([], ("Dax Orr",), []) == (
+        fight.notices("remind", 1),
+        fight.whose(),
+        fight.notices("expire", 2),
+    )
     assert 0 <= dax.since - jumped <= IDLE and 0 <= line["created_utc"] - jumped <= IDLE
     fight.run(20)  # 22 hours after the jump: Dax reminded at 12, his turn not yet over
     assert (1, ("Dax Orr",)) == (len(fight.notices("remind", 2)), fight.whose())
@@ -169,8 +175,14 @@ def test_sigkill_around_reminders_loses_and_doubles_none(tmp_path: Path) -> None
         for n in range(12):
             thread = server.submit(SUB, "gm", f"Fight {n}", "Initiative!")
             threads.append(thread)
-            orders.append(server.comment(thread, "gm", "[[init add Kara Venn 20]] [[init add Dax Orr 15]] [[next]]"))
-        extra = reddit_section(server, "timeout = 2.0\nbudget_share = 1.0\n" + pace(24, "gm"), poll=5)
+            orders.append(
+                server.comment(
+                    thread, "gm", "[[init add Kara Venn 20]] [[init add Dax Orr 15]] [[next]]"
+                )
+            )
+        extra = reddit_section(
+            server, "timeout = 2.0\nbudget_share = 1.0\n" + pace(24, "gm"), poll=5
+        )
         sheets = [sheet("Kara Venn", owner="kara"), sheet("Dax Orr", owner="dax")]
         make_campaign(tmp_path, sheets, extra_config=extra).close()
         base = [sys.executable, "-m", "referee", "--campaign", str(tmp_path), "run"]
@@ -179,7 +191,9 @@ def test_sigkill_around_reminders_loses_and_doubles_none(tmp_path: Path) -> None
         log_path = tmp_path / "worker.log"
         for _ in range(4):
             with log_path.open("a") as log_file:
-                process = subprocess.Popen(base, env=worker_env(server), cwd=tmp_path, stderr=log_file)
+                process = subprocess.Popen(
+                    base, env=worker_env(server), cwd=tmp_path, stderr=log_file
+                )
             try:
                 landed = _reminders(server)
                 if _await_notices(server, process, landed + chance.randint(1, 3)):

@@ -180,8 +180,18 @@ def test_a_thread_pace_survives_its_record_and_a_new_turn_counts_up() -> None:
 
 @pytest.mark.parametrize(
     ("text", "hours"),
-    [("48h", 48.0), ("48 hours", 48.0), ("1 hour", 1.0), ("2d", 48.0), ("1.5 days", 36.0),
-     ("36hrs", 36.0), ("soon", None), ("-4h", None), ("48", None), ("9" * 40 + "h", None)],
+    [
+        ("48h", 48.0),
+        ("48 hours", 48.0),
+        ("1 hour", 1.0),
+        ("2d", 48.0),
+        ("1.5 days", 36.0),
+        ("36hrs", 36.0),
+        ("soon", None),
+        ("-4h", None),
+        ("48", None),
+        ("9" * 40 + "h", None),
+    ],
 )
 def test_turn_times_read_in_hours_or_days(text, hours) -> None:
     """Hours or days, with or without a space; anything else is no time."""

@@ -124,7 +124,9 @@ def test_pass_ends_only_ones_own_turn_and_moves_it_on(table) -> None:
 def test_pass_in_a_shared_turn_leaves_it_to_the_others(open_campaign) -> None:
     """Kara and Dax share a score: Kara's [[pass]] leaves the turn to Dax; his moves it on."""
     table = Table(open_campaign)
-    table.post(GM, "[[init add Kara Venn 12]] [[init add Dax Orr 12]] [[init add Lio Park 8]] [[next]]")
+    table.post(
+        GM, "[[init add Kara Venn 12]] [[init add Dax Orr 12]] [[init add Lio Park 8]] [[next]]"
+    )
     first = table.post("kara", "[[pass]]")
     second = table.post("dax", "[[pass]]")
     assert "**Kara Venn passes.** Dax Orr still to act." in first

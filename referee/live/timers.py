@@ -100,16 +100,22 @@ class KeepsPace(WorkerParts):
             if attempts > MAX_ATTEMPTS:
                 self._drop(key, notice, f"gave up after {MAX_ATTEMPTS} attempts")
                 continue
+            # Due before the store was restored from a backup: it may have been sent since
+            # the backup was made; the next step looks for it first.
+            look = float(notice.get("due", 0.0)) <= self._restored_at and not notice.get("looked")
             sending = {
                 **notice,
                 "state": SENDING,
-                "attempts": attempts,
+                "attempts": attempts - look,
                 "since": iso_time(now),
                 "text": notice.get("text") or self._keeper.text(key, notice),
                 "parent": notice.get("parent") or self._parent(notice),
             }
             sending.pop("retry_at", None)
             table.put(key, sending)
+            if look:
+                log.info("event=notice_restored key=%s: looking for it before sending", key)
+                continue
             self.store.flush()  # the intent, durable before the notice can exist
             self._send(key, sending, report)
             if one:
@@ -183,6 +189,6 @@ class KeepsPace(WorkerParts):
                 report.notices += 1
                 log.info("event=notice_found key=%s", key)
             else:
-                table.put(key, {**notice, "state": PENDING})
-                log.info("event=notice_not_found key=%s: sending again", key)
+                table.put(key, {**notice, "state": PENDING, "looked": True})
+                log.info("event=notice_not_found key=%s: sending it", key)
         self.store.flush(sync=False)  # lost, the next cycle looks again

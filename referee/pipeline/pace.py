@@ -192,14 +192,23 @@ class PaceKeeper:
             if by is RemindBy.MESSAGE:
                 key = f"remind:{thread}:{turn.serial}:{player.casefold()}"
                 subject = f"Your turn: {' & '.join(names)}, until {when_words(until)}"
-                self._queue(key, "message", thread, "reminder", base, to=player, subject=subject)
+                self._queue(
+                    key,
+                    "message",
+                    thread,
+                    "reminder",
+                    base,
+                    due=due.timer.at,
+                    to=player,
+                    subject=subject,
+                )
                 queued.append(key)
             elif by is RemindBy.THREAD:
                 in_thread.append(player)
         if in_thread:
             key = f"remind:{thread}:{turn.serial}"
             data = {**base, "players": in_thread}
-            self._queue(key, "thread", thread, "reminder", data, anchor=turn.post)
+            self._queue(key, "thread", thread, "reminder", data, due=due.timer.at, anchor=turn.post)
             queued.append(key)
         return queued
 
@@ -239,7 +248,7 @@ class PaceKeeper:
             "mentions": list(dict.fromkeys(mentions)),
         }
         key = f"{'expire' if reason == 'time' else 'vacant'}:{thread}:{turn.serial}"
-        self._queue(key, "thread", thread, "expiry", data, anchor=turn.post)
+        self._queue(key, "thread", thread, "expiry", data, due=due.timer.at, anchor=turn.post)
         return [key]
 
     def _tell_gms(self, context: Context, due: Due, gms: frozenset[str]) -> list[str]:
@@ -259,7 +268,16 @@ class PaceKeeper:
         queued = []
         for gm in sorted(name for name in gms if name and name != self.bot.casefold()):
             key = f"expire:{thread}:{turn.serial}:{gm}"
-            self._queue(key, "message", thread, "expiry_gm", data, to=gm, subject=subject)
+            self._queue(
+                key,
+                "message",
+                thread,
+                "expiry_gm",
+                data,
+                due=due.timer.at,
+                to=gm,
+                subject=subject,
+            )
             queued.append(key)
         if not queued:
             log.warning(
@@ -277,11 +295,13 @@ class PaceKeeper:
         template: str,
         data: dict[str, Any],
         *,
+        due: float,
         to: str = "",
         subject: str = "",
         anchor: str = "",
     ) -> None:
         notice = {
+            "due": due,
             "channel": channel,
             "thread": thread,
             "template": template,

@@ -151,7 +151,8 @@ def queue_notice(table: Any, key: str, notice: Mapping[str, Any]) -> bool:
     """Put a notice for the live worker to send, unless one of that key is waiting already.
 
     ``notice``: ``channel`` ("thread": a reply in ``thread``; "message": a private message
-    ``to`` a user), ``template`` (a ``notice_*.md.j2``) and its ``data``.
+    ``to`` a user), ``template`` (a ``notice_*.md.j2``) and its ``data``, and ``due``, when
+    it became due (one due before a restore from a backup is looked for before it is sent).
     """
     if key in table:
         return False

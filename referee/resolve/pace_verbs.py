@@ -373,6 +373,7 @@ def resolve_catchup(request: CatchUp, context: Context, dice: DiceSource) -> Res
                 "thread": context.post.thread,
                 "template": "catchup",
                 "data": found.to_data(),
+                "due": context.post.created,
             },
         )
     return Resolution(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.cli import main
 from referee.live.timers import KeepsPace
 from referee.render.notices import notice_mark
 from referee.resolve.pace import HOUR
@@ -143,6 +144,28 @@ def test_a_restart_after_the_deadline_passed_sends_the_expiry_alone_once(server,
     harness.restart()
     fight.run(48)
     assert ([], 1) == (fight.notices("remind", 1), len(bot_pms(server, "gm", "ran out at")))
+
+
+def test_after_a_restore_a_reminder_sent_since_the_backup_is_not_sent_again(
+    server, live, tmp_path, capsys
+) -> None:
+    """The backup was made before Kara's reminder went out; restored after it, the store
+    says she was never reminded: the bot finds the reminder it sent instead of sending it
+    again, and her turn's expiry still goes to the GM once."""
+    harness = live(pace(24, "gm"), sheets=SHEETS, poll=IDLE)
+    fight = Fight(server, harness).start()
+    fight.run(2)
+    harness.close()
+    assert 0 == main(["--campaign", str(harness.folder), "backup", str(tmp_path / "b.tar.gz")])
+    harness.start()
+    fight.run(11)
+    harness.close()
+    assert 1 == len(fight.notices("remind", 1))
+    assert 0 == main(["--campaign", str(harness.folder), "restore", str(tmp_path / "b.tar.gz")])
+    capsys.readouterr()
+    harness.start()
+    fight.run(13)
+    assert (1, 1) == (len(fight.notices("remind", 1)), len(bot_pms(server, "gm", "ran out at")))
 
 
 def _await_notices(server: FakeReddit, process: subprocess.Popen[bytes], target: int) -> bool:

@@ -115,7 +115,7 @@ def test_a_broken_campaign_is_left_out_and_the_others_run(
     are reported (log, `referee status`, a message to the GMs) and the others answered."""
     rig = Rig(server, tmp_path, SUBS)
     rig.close()
-    broken, locked, fine = rig.folders
+    broken, locked, _fine = rig.folders
     (broken / "config.toml").write_text(
         (broken / "config.toml").read_text(encoding="utf-8") + "\nnonsense = [\n",
         encoding="utf-8",

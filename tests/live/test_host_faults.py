@@ -83,7 +83,7 @@ def test_sigkill_of_the_host_loses_and_doubles_nothing(
     duplicates = {post: n for post, n in replies.items() if n > 1}
     missed = [post for post in everything if post not in replies]
     assert (5, {}, []) == (kills, duplicates, missed), (tmp_path / "host.log").read_text()[-3000:]
-    for sub, folder in zip(SUBS, folders):
+    for sub, folder in zip(SUBS, folders, strict=True):
         with Store(folder / "data" / "store.json") as store:
             rows = list(store.ledger)
         assert (len(tagged[sub]), True) == (len(rows), verify(rows, None).ok)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.base.posts import Post
-from referee.live.parts import EDIT_SWEEP, CycleReport, Task, post_rank
+from referee.live.parts import EDIT_SWEEP, CycleReport, Delivery, Task, post_rank
 from referee.live.reddit import Forum, Page, Unread
 from referee.live.worker import Worker
 
@@ -155,6 +155,26 @@ class HostedWorker(Worker):
         """When this campaign's own work (not the reads) is next due; not the budget's say."""
         with self.lock:
             return max(min(self._due(task, now) for task in Task), self.backoff_until)
+
+    def reply_rank(self, now: float) -> float:
+        """The rank of this campaign's oldest reply ready to post now; infinity when none."""
+        with self.lock:
+            if self._reply_due(now) > now:
+                return float("inf")
+            ready = [
+                post_rank(name)
+                for name, record in self._records(Delivery.PENDING)
+                if float(record["delivery"].get("retry_at", 0.0)) <= now
+            ]
+            return min(ready, default=float("inf"))
+
+    def reply_step(self) -> CycleReport:
+        """Post this campaign's oldest ready reply (after settling any left in doubt),
+        before its other work: the host picked it for that reply."""
+        with self.lock:
+            if self.clock() < self.backoff_until:
+                return CycleReport(skipped=True)
+            return self._run([Task.SETTLE, Task.REPLY], one=True)
 
     def cursor_rank(self, kind: str) -> int | None:
         """The rank of the newest post of ``kind`` this campaign has read (None: never read)."""

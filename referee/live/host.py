@@ -44,9 +44,7 @@ from referee.live.parts import (
     READS,
     REPLY_MARGIN,
     CycleReport,
-    Delivery,
     Task,
-    post_rank,
 )
 from referee.live.reddit import LISTING_REACH, Failure, Forum, ForumError, open_forum
 from referee.live.schedule import (
@@ -92,6 +90,7 @@ class AccountHost:
         self._sent = forum.usage().sent
         self._replies_turn = False
         self._beats: dict[int, float] = {}
+        self._warned = (0.0, 0.0)  # the raised intervals last warned about
         self.cadences: dict[Task, Cadence] = {}
         self.pace = Pace(active=5.0, idle=58.0, hold=ACTIVE_HOLD)
 
@@ -157,7 +156,8 @@ class AccountHost:
         active = min(
             idle, fit_interval(asked, limit, lambda s: reads_per_second(s, idle, reads, requests))
         )
-        if idle > asked_idle or active > asked:
+        if (idle > asked_idle or active > asked) and (active, idle) != self._warned:
+            self._warned = (active, idle)
             log.warning(
                 "event=interval_raised account=%s campaigns=%d active=%.1f idle=%.1f: the "
                 "reads would take more than half the account's budget; give the account a "
@@ -199,6 +199,8 @@ class AccountHost:
             try:
                 if worker is not None:
                     self._replies_turn = False
+                    if worker.reply_rank(now) < float("inf"):  # picked for its reply
+                        return _guarded(worker, worker.reply_step)
                     return _guarded(worker, worker.step)
                 if read is not None:
                     self._replies_turn = True
@@ -220,9 +222,7 @@ class AccountHost:
         for number, worker in enumerate(self.workers):
             if worker.due_at(now) > now:
                 continue
-            pending = worker._records(Delivery.PENDING)
-            oldest = min((post_rank(name) for name, _ in pending), default=float("inf"))
-            key = (oldest, number)
+            key = (worker.reply_rank(now), number)
             if best is None or key < best:
                 best, chosen = key, worker
         return chosen

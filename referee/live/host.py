@@ -35,10 +35,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from referee.base.errors import ConfigError, OperatorError, UserError
-from referee.live.feed import CampaignForum, Feed, HostedWorker, Listing
+from referee.live.feed import MULTI_LIMIT, CampaignForum, Feed, HostedWorker, Listing
 from referee.live.host_config import Account, HostedCampaign, HostFile, load_host
 from referee.live.parts import (
     ACTIVE_HOLD,
+    LEAD_SHARE,
     MAX_BACKOFF,
     READ_SHARE,
     READS,
@@ -52,8 +53,7 @@ from referee.live.schedule import (
     Budget,
     Cadence,
     Pace,
-    fit_interval,
-    reads_per_second,
+    Plan,
 )
 from referee.live.status import heartbeat_path, write_heartbeat
 from referee.pipeline.campaign import Campaign, find_config, load_config, load_secret
@@ -93,6 +93,7 @@ class AccountHost:
         self._warned = (0.0, 0.0)  # the raised intervals last warned about
         self.cadences: dict[Task, Cadence] = {}
         self.pace = Pace(active=5.0, idle=58.0, hold=ACTIVE_HOLD)
+        self.schedule: Plan  # set by plan(), with the first campaign
 
     # -- the campaigns ---------------------------------------------------------------
 
@@ -138,30 +139,39 @@ class AccountHost:
             Task.INBOX: every("inbox_every"),
             Task.EDITS: every("edits_every"),
         }
+        comments = -(-len(self.subreddits) // MULTI_LIMIT) + sum(
+            len(w.threads) for w in self.workers
+        )
+        requests = {Task.COMMENTS: max(1, comments), Task.INBOX: 2}  # the inbox: read, mark
         old = self.cadences
         self.cadences = {
-            task: Cadence(task.value, n, capped=task is not Task.EDITS)
+            task: Cadence(
+                task.value, n, capped=task is not Task.EDITS, requests=requests.get(task, 1)
+            )
             for task, n in everies.items()
             if n
         }
         for task, cadence in self.cadences.items():
             cadence.last = old[task].last if task in old else None
-        comments = -(-len(self.subreddits) // 100) + sum(len(w.threads) for w in self.workers)
-        requests = {Task.COMMENTS.value: max(1, comments), Task.INBOX.value: 2}
-        reads = list(self.cadences.values())
-        limit = READ_SHARE * self.budget.rate
+        reads = dict(self.cadences)
+        lead = reads.pop(Task.COMMENTS)
         asked_idle = max(1.0, min(c.poll_seconds for c in configs) - REPLY_MARGIN)
-        idle = fit_interval(asked_idle, limit, lambda s: reads_per_second(s, s, reads, requests))
-        asked = min(min(float(c.active_poll_seconds) for c in configs), idle)
-        active = min(
-            idle, fit_interval(asked, limit, lambda s: reads_per_second(s, idle, reads, requests))
+        asked = min(float(c.active_poll_seconds) for c in configs)
+        self.schedule = Plan(
+            lead,
+            reads.values(),
+            limit=READ_SHARE * self.budget.rate,
+            active=asked,
+            idle=asked_idle,
+            lead_share=LEAD_SHARE,
         )
+        active, idle = self.schedule.active, self.schedule.idle
         if (idle > asked_idle or active > asked) and (active, idle) != self._warned:
             self._warned = (active, idle)
             log.warning(
                 "event=interval_raised account=%s campaigns=%d active=%.1f idle=%.1f: the "
-                "reads would take more than half the account's budget; give the account a "
-                "larger budget_share or move campaigns to a second account",
+                "reads would take more than their share of the account's budget; give the "
+                "account a larger budget_share or move campaigns to a second account",
                 self.account.name,
                 len(configs),
                 active,
@@ -178,7 +188,7 @@ class AccountHost:
         """When :meth:`step` next has something to do (on the host's clock)."""
         with self.lock:
             now = self.clock()
-            due = min((c.due(self.pace) for c in self.cadences.values()), default=float("inf"))
+            due = min((self._read_due(task) for task in self.cadences), default=float("inf"))
             for worker in self.workers:
                 due = min(due, worker.due_at(now))
             return max(due, self.backoff_until, self.budget.ready_at(now))
@@ -189,10 +199,7 @@ class AccountHost:
             now = self.clock()
             if now < self.backoff_until or self.budget.ready_at(now) > now:
                 return None
-            read = next(
-                (t for t in READS if t in self.cadences and self.cadences[t].due(self.pace) <= now),
-                None,
-            )
+            read = next((t for t in READS if t in self.cadences and self._read_due(t) <= now), None)
             worker = None
             if read is None or (read is not Task.COMMENTS and self._replies_turn):
                 worker = self._next_worker(now)
@@ -208,6 +215,11 @@ class AccountHost:
                 return None
             finally:
                 self._pay()
+
+    def _read_due(self, task: Task) -> float:
+        """When the account's read ``task`` is next due (the others make room for comments)."""
+        least = 0.0 if task is Task.COMMENTS else self.schedule.least(self.pace.interval)
+        return self.cadences[task].due(self.pace, least)
 
     def take_requests(self) -> None:
         """Each campaign takes the requests its GMs left from the shell."""

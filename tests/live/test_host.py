@@ -69,7 +69,8 @@ def test_one_read_of_new_comments_serves_every_campaign(server: FakeReddit, rig:
 
 
 def test_requests_stay_within_the_accounts_share(server: FakeReddit, tmp_path: Path) -> None:
-    """Ten busy campaigns on one account never send more than its share in any minute."""
+    """Ten busy campaigns on one account never send more than its share over Reddit's
+    ten-minute window (nor more than the share and the burst in any minute)."""
     subs = [f"sub{n}" for n in range(10)]
     for sub in subs:
         server.add_subreddit(sub, moderators=["gm"])
@@ -84,9 +85,12 @@ def test_requests_stay_within_the_accounts_share(server: FakeReddit, tmp_path: P
         times += [server.clock.now()] * (now_count - counted)
         counted = now_count
     rig.close()
-    busiest = max(sum(1 for t in times if s <= t < s + 60) for s in times)
+    minute = max(sum(1 for t in times if s <= t < s + 60) for s in times)
+    window = max(sum(1 for t in times if s <= t < s + 600) for s in times)
     assert 120 == sum(bot_replies(server).values())
-    assert busiest <= 30 + 2  # the share, and a login and token refresh of PRAW's own
+    # Reddit averages over ten minutes: 10 x 30 there, 30 and the burst of 10 in any
+    # minute; and PRAW's own login and token request.
+    assert (True, True) == (window <= 300 + 2, minute <= 30 + 10 + 2), (window, minute)
 
 
 def test_the_oldest_reply_goes_first_whatever_its_campaign(

@@ -127,8 +127,8 @@ def main() -> None:
     args = parser.parse_args()
     if not args.row:
         print(
-            "| campaigns | active | posts | answered | p50 s | p95 s | worst s | busiest "
-            "minute (budget) | RSS MB | idle CPU % of a core |"
+            "| campaigns | active | posts | answered | p50 s | p95 s | worst s | requests a "
+            "minute, busiest 10 min (share) | RSS MB | idle CPU % of a core |"
         )
         print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
     if len(args.campaigns) > 1:  # each N in a process of its own, so RSS is its own

@@ -516,6 +516,7 @@ class Ledger:
     def __repr__(self) -> str:
         return f"<Ledger: {len(self)} rows>"
 
+
 def _chain(runs: Iterator[tuple[bytes, int]], ledger: Ledger) -> Iterator[tuple[bytes, int]]:
     """The journal's runs of lines, then the ledger's unflushed rows as one more run."""
     unflushed = b"".join(ledger._unflushed)

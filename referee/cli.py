@@ -18,7 +18,7 @@ from tqdm import tqdm
 from referee.base.dice import DiceSource, GivenDice, SeededDice, SystemDice
 from referee.base.errors import ConfigError, OperatorError, UserError
 from referee.base.posts import Post, post_link, safe_text
-from referee.live import ledger_commands, operate, shell
+from referee.live import backups, host_service, ledger_commands, operate, shell
 from referee.live.operate import reading
 from referee.live.shell_requests import SHELL_GM
 from referee.pipeline.batch import batch_markdown, load_thread, run_batch
@@ -33,7 +33,7 @@ from referee.render.terminal import FORMATS, plain_text, shown
 from referee.resolve.dispatch import verbs_for
 from referee.resolve.lookup import pending_applications
 from referee.resolve.verdicts import Reply
-from referee.store.records import GONE_KINDS, ledger_history, result_words
+from referee.store.records import GONE_KINDS, history_lines, result_words
 from referee.system import ParseContext, installed_systems, load_system
 
 EXIT_OK, EXIT_TAG_ERRORS, EXIT_USAGE = 0, 1, 2
@@ -86,6 +86,11 @@ def _parser() -> argparse.ArgumentParser:
         "--chain-only",
         action="store_true",
         help="check only the hash chain (for players before the secret is revealed)",
+    )
+    check.add_argument(
+        "--full",
+        action="store_true",
+        help="check every row again, not only those added since the last check found all well",
     )
     check.add_argument(
         "--ledger",
@@ -165,11 +170,34 @@ def _parser() -> argparse.ArgumentParser:
         "size; exits 1 when it is not running or looks stuck (a health check)",
     )
     run.add_argument("--once", action="store_true", help="read every source once and exit (cron)")
+    save = commands.add_parser(
+        "backup",
+        help="write the campaign into one archive, the store consistent even while "
+        "the bot runs (never the secret)",
+    )
+    save.add_argument(
+        "out", metavar="OUT", help="the archive (.tar.gz), or a folder for a dated one"
+    )
+    back = commands.add_parser(
+        "restore", help="put a backup in place: all of it checked first, what it replaces kept"
+    )
+    back.add_argument("backup", metavar="BACKUP", help="an archive `referee backup` wrote")
     run.add_argument(
         "--log-file",
         type=Path,
         metavar="FILE",
         help="also write the log to FILE, rotated at 10 MB, the last 5 kept (FILE.1 ... FILE.5)",
+    )
+    hosting = commands.add_parser(
+        "host", help="serve many campaign folders from one process (one budget per account)"
+    )
+    hosting.add_argument(
+        "host_file", type=Path, help="the host file (accounts and campaign folders)"
+    )
+    hosting.add_argument(
+        "--reload",
+        action="store_true",
+        help="ask the running host to read the host file again (campaigns added or taken out)",
     )
     return parser
 
@@ -339,28 +367,30 @@ def cmd_systems(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     with reading(args) as campaign:
-        ledger = campaign.store.ledger
         voids = {str(key): value for key, value in campaign.store.table("voids").items()}
         shown = 0
-        for row in ledger_history(ledger, args.name, args.post, gone_only=args.deleted):
+        out: list[str] = []  # written a thousand rows at a time: print per line is slow
+        rows = history_lines(campaign.store.ledger, args.name, args.post, args.deleted)
+        for row in rows:
             shown += 1
             outcome = row.get("outcome") or {}
             post = Post(str(row.get("post")), str(row.get("thread")), "", "", 0.0)
-            marks = "".join(
-                (
-                    " [private]" if outcome.get("private") else "",
-                    f" [VOID: {voids[row['roll_id']]['reason']}]"
-                    if row["roll_id"] in voids
-                    else "",
-                )
+            void = voids.get(row["roll_id"])
+            marks = (" [private]" if outcome.get("private") else "") + (
+                f" [VOID: {void['reason']}]" if void else ""
             )
             if row.get("kind") in GONE_KINDS:
                 what = f"{row.get('kind')}: {outcome.get('note', '')}"
             else:
                 what = f"{row.get('tag')} -> {result_words(outcome)}"
-            print(f"{row['roll_id']}  {row.get('recorded', '')}  u/{row.get('author')}{marks}")
-            print(f"    {what}")
-            print(f"    {post_link(post)}")
+            out.append(
+                f"{row['roll_id']}  {row.get('recorded', '')}  u/{row.get('author')}{marks}\n"
+                f"    {what}\n    {post_link(post)}\n"
+            )
+            if len(out) == 1000:
+                sys.stdout.write("".join(out))
+                out.clear()
+        sys.stdout.write("".join(out))
     wanted = " ".join(
         part
         for part in (
@@ -408,7 +438,10 @@ COMMANDS = {
     "systems": cmd_systems,
     "verify": ledger_commands.verify_command,
     "export": ledger_commands.export,
+    "backup": backups.backup,
+    "restore": backups.restore,
     "run": operate.run,
+    "host": host_service.host,
     "status": operate.status,
     "approve": shell.decide,
     "reject": shell.decide,

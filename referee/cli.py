@@ -33,7 +33,7 @@ from referee.render.terminal import FORMATS, plain_text, shown
 from referee.resolve.dispatch import verbs_for
 from referee.resolve.lookup import pending_applications
 from referee.resolve.verdicts import Reply
-from referee.store.records import GONE_KINDS, ledger_history, result_words
+from referee.store.records import GONE_KINDS, history_lines, result_words
 from referee.system import ParseContext, installed_systems, load_system
 
 EXIT_OK, EXIT_TAG_ERRORS, EXIT_USAGE = 0, 1, 2
@@ -86,6 +86,11 @@ def _parser() -> argparse.ArgumentParser:
         "--chain-only",
         action="store_true",
         help="check only the hash chain (for players before the secret is revealed)",
+    )
+    check.add_argument(
+        "--full",
+        action="store_true",
+        help="check every row again, not only those added since the last check found all well",
     )
     check.add_argument(
         "--ledger",
@@ -362,28 +367,30 @@ def cmd_systems(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     with reading(args) as campaign:
-        ledger = campaign.store.ledger
         voids = {str(key): value for key, value in campaign.store.table("voids").items()}
         shown = 0
-        for row in ledger_history(ledger, args.name, args.post, gone_only=args.deleted):
+        out: list[str] = []  # written a thousand rows at a time: print per line is slow
+        rows = history_lines(campaign.store.ledger, args.name, args.post, args.deleted)
+        for row in rows:
             shown += 1
             outcome = row.get("outcome") or {}
             post = Post(str(row.get("post")), str(row.get("thread")), "", "", 0.0)
-            marks = "".join(
-                (
-                    " [private]" if outcome.get("private") else "",
-                    f" [VOID: {voids[row['roll_id']]['reason']}]"
-                    if row["roll_id"] in voids
-                    else "",
-                )
+            void = voids.get(row["roll_id"])
+            marks = (" [private]" if outcome.get("private") else "") + (
+                f" [VOID: {void['reason']}]" if void else ""
             )
             if row.get("kind") in GONE_KINDS:
                 what = f"{row.get('kind')}: {outcome.get('note', '')}"
             else:
                 what = f"{row.get('tag')} -> {result_words(outcome)}"
-            print(f"{row['roll_id']}  {row.get('recorded', '')}  u/{row.get('author')}{marks}")
-            print(f"    {what}")
-            print(f"    {post_link(post)}")
+            out.append(
+                f"{row['roll_id']}  {row.get('recorded', '')}  u/{row.get('author')}{marks}\n"
+                f"    {what}\n    {post_link(post)}\n"
+            )
+            if len(out) == 1000:
+                sys.stdout.write("".join(out))
+                out.clear()
+        sys.stdout.write("".join(out))
     wanted = " ".join(
         part
         for part in (

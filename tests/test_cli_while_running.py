@@ -112,3 +112,18 @@ def test_a_reader_ignores_and_keeps_the_batch_being_appended(tmp_path: Path) -> 
     finally:
         reader.close()
     assert size == journal.stat().st_size
+
+
+def test_verify_again_checks_only_what_was_added_and_says_so(running, capsys) -> None:
+    """The second verify takes the rows the first found consistent as checked (their
+    bytes unchanged) and says so; --full checks every row again and says nothing of it."""
+    assert 0 == main(["verify"])
+    capsys.readouterr()
+    assert 0 == main(["verify"])
+    again = capsys.readouterr().out
+    assert 0 == main(["verify", "--full"])
+    full = capsys.readouterr().out
+    rows = len(running.store.ledger)
+    assert f"The first {rows} rows are those found consistent at" in again
+    assert "none was added since" in again
+    assert (True, False) == ("all consistent" in full, "The first" in full)

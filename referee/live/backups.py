@@ -69,6 +69,7 @@ def _left_out(path: Path, relative: Path, config: Config) -> bool:
         name.startswith(".")  # temp files mid-write
         or name.endswith((".lock", ".tmp", ".bak"))
         or name == config.store_path.stem + ".status.json"  # the heartbeat
+        or name == config.store_path.stem + ".verified.json"  # verify's note: a cache
         or ".torn-" in name
         or (config.secret_file is not None and path.resolve() == config.secret_file.resolve())
         or name == "praw.ini"

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from referee.base.dice import commitment
-from referee.base.errors import ConfigError, StoreError
+from referee.base.errors import ConfigError
 from referee.live.operate import reading
 from referee.pipeline.campaign import find_config, load_config, load_secret
 from referee.pipeline.new import commitment_mismatch
 from referee.store.export import read_public, write_public
 from referee.store.ledger import Report, verify
 from referee.store.records import row_names
+from referee.store.verified import check_store_whole
 from referee.system.visibility import TABLE as VISIBILITY
 from referee.system.visibility import hidden_keys
 
@@ -61,13 +62,11 @@ def verify_command(args: argparse.Namespace) -> int:
             secret = load_secret(config).value
         except ConfigError as error:
             raise ConfigError(error.message + " Or run `referee verify --chain-only`.") from error
-    with reading(args, config) as campaign:
-        try:  # every batch of the journal against its commit line (posts, sheet changes)
-            campaign.store.audit()
-            damage = ""
-        except StoreError as error:
-            damage = error.message
-        report = verify(campaign.store.ledger, secret, config.secret_sha256 or None)
+    with reading(args, config) as campaign:  # every batch against its commit line, every row
+        checked = check_store_whole(
+            campaign.store, secret, config.secret_sha256 or None, full=args.full
+        )
+    report, damage, since = checked.report, checked.damage, checked.since
     if damage:
         print(f"MISMATCH journal: {damage}")
     if secret is not None:
@@ -84,6 +83,14 @@ def verify_command(args: argparse.Namespace) -> int:
         f"{report.rows} ledger rows{private}: chain checked, {what}; "
         f"{'all consistent' if report.ok else f'{_mismatches(report)} mismatch(es)'}."
     )
+    if since is not None:
+        added = report.rows - since.rows
+        print(
+            f"The first {since.rows} rows are those found consistent at {since.checked_at} "
+            f"(the journal's first {since.offset} bytes are unchanged: same sha256); "
+            + (f"the {added} added since were checked now" if added else "none was added since")
+            + ". `referee verify --full` checks every row again."
+        )
     return EXIT_OK if report.ok and not damage else EXIT_MISMATCH
 
 

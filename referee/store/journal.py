@@ -139,6 +139,34 @@ class Journal:
             chunks.append(chunk)
             offset += len(chunk)
 
+    def chunks(self, start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        """The bytes from ``start`` to ``end`` (the committed size), a megabyte at a time."""
+        end = self.size if end is None else end
+        offset = start
+        while offset < end:
+            chunk = os.pread(self._fd, min(_READ_CHUNK, end - offset), offset)
+            if not chunk:
+                return
+            yield chunk
+            offset += len(chunk)
+
+    def runs(self, start: int = 0, end: int | None = None) -> Iterator[tuple[bytes, int]]:
+        """Runs of whole lines from ``start`` to ``end``, about a megabyte each, for a search
+        over many lines at once: ``(data, whole)``, where ``data``'s first ``whole`` bytes
+        are whole lines (the rest is read again with the next run, never copied)."""
+        end = self.size if end is None else end
+        offset, size = start, _READ_CHUNK
+        while offset < end:
+            data = os.pread(self._fd, min(size, end - offset), offset)
+            whole = data.rfind(b"\n") + 1
+            if not whole:  # a line longer than a run (or a tail without its newline)
+                if len(data) < min(size, end - offset) or offset + len(data) >= end:
+                    return
+                size *= 2
+                continue
+            yield data, whole
+            offset, size = offset + whole, _READ_CHUNK
+
     def lines(self, start: int = 0, end: int | None = None) -> Iterator[tuple[int, bytes]]:
         """``(offset, line)`` for every newline-terminated line from ``start`` to ``end``."""
         end = self.size if end is None else end

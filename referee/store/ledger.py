@@ -141,6 +141,7 @@ def verify(
     published_sha256: str | None = None,
     *,
     stubs: bool = False,
+    previous: str = GENESIS,
 ) -> Report:
     """Check the chain and, given the revealed secret, every row's dice.
 
@@ -148,6 +149,8 @@ def verify(
     players may not see yet is a stub of its ``prev`` and ``hash``: its link in the
     chain is checked, its content cannot be. Anywhere else a stub is a mismatch. A
     row that is not a JSON object (``None`` for a line that is not JSON) is one too.
+    ``previous``: the hash of the row before the first of ``rows`` (the rest of a
+    ledger whose start was checked before).
 
     >>> from referee.base.dice import RecordingDice
     >>> dice = RecordingDice(HmacDice(b"s", "t1_a", 0)); _ = dice.roll(6)
@@ -158,7 +161,6 @@ def verify(
     (True, False)
     """
     mismatches: list[Mismatch] = []
-    previous = GENESIS
     count = checked = private = withheld = 0
     for row in rows:
         count += 1

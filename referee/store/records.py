@@ -20,6 +20,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
+import orjson
+
 from referee.base.names import name_key
 
 HISTORY_SHOWN = 10  # rolls [[history NAME]] lists
@@ -234,6 +236,33 @@ def row_names(row: Mapping[str, Any]) -> list[str]:
     outcome = row.get("outcome") or {}
     names = outcome.get("names") if isinstance(outcome, Mapping) else None
     return [str(name) for name in names] if isinstance(names, list) else []
+
+
+def history_lines(
+    ledger: Any, name: str | None = None, post: str | None = None, gone_only: bool = False
+) -> Iterator[Mapping[str, Any]]:
+    """:func:`ledger_history` of a store's ledger, parsing only the rows that may match.
+
+    A row about ``name`` holds each word of its key (in its names, or its tag) and a row
+    of ``post`` its id, case aside, so the ledger is searched for those words as bytes,
+    a megabyte at a time (:meth:`~referee.store.tables.Ledger.lines_holding`), and only
+    the rows holding them are read: a character's history over 200,000 rows costs a
+    search of the file, not 200,000 rows decoded. A word bytes cannot stand for (one
+    with characters outside ASCII, or that JSON escapes) reads every row instead.
+    """
+    wanted = post.partition("_")[2] if post and "_" in post else post
+    keys = [key for key in (name_key(name) if name else "", (wanted or "").lower()) if key]
+    pieces = [_words(key) for key in keys]
+    words = [word for piece in pieces for word in piece] if pieces and all(pieces) else []
+    lines = ledger.lines_holding(words) if words else ledger.lines()
+    return ledger_history(map(orjson.loads, lines), name, post, gone_only)
+
+
+def _words(key: str) -> list[bytes]:
+    """The words of ``key`` as bytes a row's JSON holds as they are, or [] if it cannot."""
+    if not key.isascii() or any(c in key for c in '"\\') or not key.isprintable():
+        return []
+    return [word.encode() for word in key.split()]
 
 
 def ledger_history(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from operator import itemgetter
 from typing import Any, Protocol
 
@@ -476,8 +476,50 @@ class Ledger:
                     yield raw
         yield from unflushed
 
+    def lines_holding(self, words: Sequence[bytes]) -> Iterator[bytes]:
+        """The row lines that may hold every one of ``words`` (lowercase ASCII), in order.
+
+        Runs of lines that are all ASCII are searched whole, case aside, and only the
+        rows holding each word come out; a line with other characters always comes out
+        (bytes cannot fold its case): whoever asked decides on it.
+
+        >>> ledger = Ledger(None, GENESIS, 0, lambda line: 0)
+        >>> for rid, tag in (("a-1", "roll Kara agility"), ("b-1", "roll 2d6"), ("c-1", "Zoë")):
+        ...     _ = ledger.append({"roll_id": rid, "tag": tag})
+        >>> [orjson.loads(line)["roll_id"] for line in ledger.lines_holding([b"kara"])]
+        ['a-1', 'c-1']
+        """
+        first, rest = words[0], words[1:]
+        runs = self._journal.runs() if self._journal is not None else iter(())
+        for run, whole in _chain(runs, self):
+            if run.isascii():
+                low = run.lower()
+                at = low.find(first, 0, whole)
+                while at >= 0:
+                    begin = low.rfind(b"\n", 0, at) + 1
+                    end = low.find(b"\n", at) + 1
+                    line = low[begin:end]
+                    if not line.startswith(b'{"op"') and all(word in line for word in rest):
+                        yield run[begin:end]
+                    at = low.find(first, end, whole)
+                continue
+            for line in run[:whole].splitlines(keepends=True):
+                if line.startswith(b'{"op"'):
+                    continue
+                low = line.lower()
+                if not line.isascii() or all(word in low for word in words):
+                    yield line
+
     def __len__(self) -> int:
         return self._rows
 
     def __repr__(self) -> str:
         return f"<Ledger: {len(self)} rows>"
+
+
+def _chain(runs: Iterator[tuple[bytes, int]], ledger: Ledger) -> Iterator[tuple[bytes, int]]:
+    """The journal's runs of lines, then the ledger's unflushed rows as one more run."""
+    unflushed = b"".join(ledger._unflushed)
+    yield from runs
+    if unflushed:
+        yield unflushed, len(unflushed)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from referee.base.errors import StoreError
+from referee.store.journal import Journal
 from referee.store.ledger import verify
 from referee.store.store import Store
 
@@ -226,3 +227,19 @@ def test_a_failed_savepoint_takes_back_its_posts_and_rows(path):
             store.posts.get("t1_c"),
             len(store.ledger),
         )
+
+
+@pytest.mark.parametrize("chunk", [8, 64, 1 << 20])
+def test_runs_hold_every_whole_line_once_and_no_torn_tail(tmp_path, monkeypatch, chunk) -> None:
+    """Runs of whole lines cover the file up to its last newline, each line once, even
+    when a line is longer than a read (the read grows); a tail with no newline is left."""
+    monkeypatch.setattr("referee.store.journal._READ_CHUNK", chunk)
+    path = tmp_path / "j.jsonl"
+    lines = [b'{"n":%d,"pad":"%s"}\n' % (n, b"x" * (n * 7 % 50)) for n in range(40)]
+    path.write_bytes(b"".join(lines) + b'{"torn":')
+    journal = Journal(path, read_only=True)
+    try:
+        runs = list(journal.runs())
+    finally:
+        journal.close()
+    assert b"".join(lines) == b"".join(data[:whole] for data, whole in runs)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from referee.store.records import difference, ledger_history, names_in, undo
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee.base.names import name_key
+from referee.store.records import difference, history_lines, ledger_history, names_in, undo
+from referee.store.store import Store
 
 
 def test_undo_of_a_created_record_deletes_it_and_of_a_deleted_one_restores_it() -> None:
@@ -83,3 +88,65 @@ def test_ledger_history_filters_by_name_post_and_deletion() -> None:
         [row["roll_id"] for row in ledger_history(rows, post="b")],
         [row["roll_id"] for row in ledger_history(rows, gone_only=True)],
     )
+
+
+# -- history over the store's ledger: the byte search never changes the answer ----------
+
+_NAMES = ["Kara", "Kara Venn", "kara", "Zoë", "ZOË", "Straße", "strasse", "\u212aara", 'O"Neil']
+_WORDS = ["roll", "shoot", "->", "agility", "  ", "\t", "2d6", "Trooper 1", "KARA", "venn"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(_WORDS + _NAMES), max_size=5),  # the tag's words
+            st.lists(st.sampled_from(_NAMES), max_size=2),  # the names it concerned
+            st.sampled_from(["stat", "deleted", "attack"]),
+        ),
+        max_size=25,
+    ),
+    query=st.sampled_from([*_NAMES, "kara  venn", "KARA", "Trooper", "ven"]),
+    post=st.sampled_from([None, "t1_3", "3", "T1_3"]),
+    flushed=st.integers(min_value=0, max_value=25),
+)
+def test_history_over_the_store_lists_what_reading_every_row_lists(
+    tmp_path_factory, rows, query, post, flushed
+) -> None:
+    """history_lines (a byte search, then the rows that may match) gives exactly what
+    ledger_history gives reading every row: any case, spacing, accents or quotes."""
+    path = tmp_path_factory.mktemp("history") / "store.json"
+    store = Store(path)
+    try:
+        for n, (words, names, kind) in enumerate(rows):
+            outcome = {"total": n, **({"names": [name_key(x) for x in names]} if names else {})}
+            store.ledger.append(
+                {
+                    "roll_id": f"{n}-1",
+                    "post": f"t1_{n}",
+                    "tag": " ".join(words),
+                    "kind": kind,
+                    "outcome": outcome,
+                }
+            )
+            if n + 1 == flushed:
+                store.flush()
+        every = list(ledger_history(store.ledger, query, post))
+        searched = list(history_lines(store.ledger, query, post))
+    finally:
+        store.discard()
+    assert [row["roll_id"] for row in every] == [row["roll_id"] for row in searched]
+
+
+def test_history_finds_a_name_however_the_tag_spaced_or_cased_it(tmp_path) -> None:
+    """A row with no names found by its tag: "KARA\\tvenn" is Kara Venn's; the byte search
+    looks for each word, so it keeps that row for the full reading to decide."""
+    store = Store(tmp_path / "store.json")
+    try:
+        for n, tag in enumerate(["roll KARA\tvenn agility", "roll Kara agility", "roll 2d6"]):
+            store.ledger.append({"roll_id": f"{n}-1", "post": f"t1_{n}", "tag": tag})
+        store.flush()
+        found = [row["roll_id"] for row in history_lines(store.ledger, "Kara  Venn")]
+    finally:
+        store.discard()
+    assert ["0-1"] == found

@@ -60,6 +60,9 @@ class LaneModel:
         self.control: list[int] = []  # NOBODY, GM or PLAYER
         self.dice: list[int] = []  # dice and Light tokens the player still holds
         self.ready: dict[tuple[int, bool], tuple[int, int | None]] = {}
+        self.tables: tuple[list[int], list[int]] = ([], [])  # see prepared()
+        # Per table: lane -> (class, end index), for the lanes that end there.
+        self.endings: tuple[dict[int, tuple[int, int]], dict[int, tuple[int, int]]] = ({}, {})
         self.steps: dict[tuple[int, int], Step] = {}
         self.by_face: dict[int, tuple[Step, ...]] = {}
         self.memo: dict[tuple[str, int, int], Vector] = {}
@@ -100,6 +103,22 @@ class LaneModel:
         if found is None:
             found = self.by_face[lane] = tuple(self.step(lane, d) for d in range(1, SIDES + 1))
         return found
+
+    def prepared(self, gm_left: int) -> list[int]:
+        """Per lane code: the lane after :meth:`prepare` with ``gm_left`` GM dice, or -1 when
+        the pair ends (how: :attr:`ending`); a list, filled in as codes are made."""
+        table, ending = self.tables[gm_left > 0], self.endings[gm_left > 0]
+        while len(table) < len(self.kind):
+            lane = len(table)
+            ready, ended = self.prepare(lane, gm_left)
+            table.append(ready if ended is None else -1)
+            if ended is not None:
+                ending[lane] = (self.kind[lane], ended)
+        return table
+
+    def ending(self, lane: int, gm_left: int) -> tuple[int, int]:
+        """(class, end index) of a lane that :meth:`prepared` ends."""
+        return self.endings[gm_left > 0][lane]
 
     def quiet(self, lane: int, gm_left: int) -> bool:
         """Whether the lane, once prepared, lets the GM keep its dice (held or ended)."""

@@ -78,8 +78,9 @@ DECLARED = {  # cancel chains as resolve_test applies them, in declaration order
 
 
 def _success_chances(gm: int, declared, party: Party) -> tuple[Fraction | None, ...]:
-    result = resolve_test(party, gm, declared, Prefix((1,) * 20))  # only the chances matter
-    return tuple(p.chance for p in result.participants)
+    """The exact chances resolve_test states (only the chances matter, not the dice)."""
+    result = resolve_test(party, gm, declared, Prefix((1,) * 20))
+    return tuple(p.chance.exact if p.chance else None for p in result.participants)
 
 
 @pytest.mark.parametrize("name", DECLARED)
@@ -110,16 +111,19 @@ def test_a_cancelling_players_chance_is_below_his_pairs() -> None:
     assert 0 < cancelling[0] < keeping[0]
 
 
-def test_a_cancel_too_costly_to_follow_is_not_computed_rather_than_stalling() -> None:
-    """Three players of 3 dice against 4, one cancelling: past its budget, no chance stated.
+def test_a_cancel_too_costly_to_follow_is_estimated_rather_than_stalling() -> None:
+    """Three players of 3 dice against 4, one cancelling: past its budget, an estimate.
 
     Followed to the end this takes about 6 s of CPU (the joint ends of two players), so
-    the verdict says the chance was not computed instead of holding up the worker.
+    the verdict states an estimate from seeded duels, within half a point at 95%.
     """
     line3 = (DieKind.LINE,) * 3
     entrants = tuple(Entrant(name, line3) for name in ("P", "Z", "Q"))
     stated = opposed.chances(4, entrants, Rulings(), cancels=(1, None, None))
-    assert (None, None, None) == stated
+    assert [None, None, None] == [c.exact for c in stated]
+    assert all(c.margin <= 0.005 for c in stated)
+    # Q's Success is his own pair's, which the fast count states exactly.
+    assert abs(stated[2].value - opposed.chances(4, entrants, Rulings())[2].value) <= 0.005
 
 
 DUELS = 100_000

@@ -93,7 +93,7 @@ WALKED = [  # (GM dice, players, rulings): the general walk's cases, plain and w
 @pytest.mark.parametrize(("gm", "players", "rulings"), WALKED)
 def test_the_count_is_the_general_walks(gm: int, players, rulings: Rulings) -> None:
     """Larger tests: every end of every player equals the general walk's, to the fraction."""
-    assert end_chances(gm, players, rulings) == counted(gm, players, rulings)
+    assert end_chances(gm, players, rulings, effort=Effort(PLENTY)) == counted(gm, players, rulings)
 
 
 def test_a_refused_negotiation_counts_without_the_reroll() -> None:

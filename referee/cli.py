@@ -9,41 +9,34 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from tqdm import tqdm
 
-from referee.base.dice import DiceSource, GivenDice, SeededDice, SystemDice, commitment
-from referee.base.errors import ConfigError, OperatorError, StoreError, UserError
-from referee.base.limits import DEFAULT_LIMITS
+from referee.base.dice import DiceSource, GivenDice, SeededDice, SystemDice
+from referee.base.errors import ConfigError, OperatorError, UserError
 from referee.base.posts import Post, post_link, safe_text
-from referee.live import operate
+from referee.live import backups, ledger_commands, operate, shell
 from referee.live.operate import reading
-from referee.live.service import retry_failure
-from referee.live.worker import stored_moderators
+from referee.live.shell_requests import SHELL_GM
 from referee.pipeline.batch import batch_markdown, load_thread, run_batch
-from referee.pipeline.campaign import Campaign, find_config, load_config, load_secret
-from referee.pipeline.failures import FailureLog, tag_failure_key
-from referee.pipeline.flow import Outcome, Referee
-from referee.pipeline.new import commitment_mismatch, new_campaign, new_campaign_report
+from referee.pipeline.campaign import Campaign
+from referee.pipeline.flow import Referee
+from referee.pipeline.new import new_campaign, new_campaign_report
 from referee.pipeline.session import Session
 from referee.pipeline.tag import verdict_for
-from referee.read.sheets import sheet_block
-from referee.read.tags import Tag, find_tags, near_miss_problems, shorten
+from referee.read.tags import Tag, find_tags, near_miss_problems
 from referee.render.renderer import Renderer
-from referee.render.terminal import FORMATS, plain_text
+from referee.render.terminal import FORMATS, plain_text, shown
 from referee.resolve.dispatch import verbs_for
 from referee.resolve.lookup import pending_applications
 from referee.resolve.verdicts import Reply
-from referee.store.ledger import verify
 from referee.store.records import GONE_KINDS, ledger_history, result_words
 from referee.system import ParseContext, installed_systems, load_system
 
 EXIT_OK, EXIT_TAG_ERRORS, EXIT_USAGE = 0, 1, 2
-SHELL_GM = "gm (shell)"  # the author of tags tried from the shell
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -94,7 +87,26 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check only the hash chain (for players before the secret is revealed)",
     )
-    approve = commands.add_parser("approve", help="approve a character application, as a GM")
+    check.add_argument(
+        "--ledger",
+        type=Path,
+        metavar="FILE",
+        help="check a public ledger (`referee export --public`) instead: no campaign needed",
+    )
+    export = commands.add_parser(
+        "export", help="write the public ledger: the rows a player may see, for verify --ledger"
+    )
+    export.add_argument(
+        "--public", type=Path, metavar="FILE", required=True, help="the file to write"
+    )
+    export.add_argument(
+        "--with-private",
+        action="store_true",
+        help="show the GMs' secret rolls too (at the end, if you choose to reveal them)",
+    )
+    approve = commands.add_parser(
+        "approve", help="approve a character application, as a GM (the bot answers it)"
+    )
     approve.add_argument("name", help="the character's name")
     approve.add_argument(
         "--with",
@@ -104,6 +116,14 @@ def _parser() -> argparse.ArgumentParser:
         help='amendments, e.g. "named, tough 2, move Mind Trick to d8, force"',
     )
     _format_option(approve)
+    for verb, what, note in (
+        ("reject", "reject a character application", "why, for the player"),
+        ("revise", "ask for changes to a character application", "what to change"),
+    ):
+        decision = commands.add_parser(verb, help=f"{what}, as a GM (the bot answers it)")
+        decision.add_argument("name", help="the character's name")
+        decision.add_argument("note", help=note)
+        _format_option(decision)
 
     add = commands.add_parser("import", help="add a character from a sheet file, as a GM")
     add.add_argument("sheet", type=Path, help="a sheet in the [[apply]] text format")
@@ -145,6 +165,18 @@ def _parser() -> argparse.ArgumentParser:
         "size; exits 1 when it is not running or looks stuck (a health check)",
     )
     run.add_argument("--once", action="store_true", help="read every source once and exit (cron)")
+    save = commands.add_parser(
+        "backup",
+        help="write the campaign into one archive, the store consistent even while "
+        "the bot runs (never the secret)",
+    )
+    save.add_argument(
+        "out", metavar="OUT", help="the archive (.tar.gz), or a folder for a dated one"
+    )
+    back = commands.add_parser(
+        "restore", help="put a backup in place: all of it checked first, what it replaces kept"
+    )
+    back.add_argument("backup", metavar="BACKUP", help="an archive `referee backup` wrote")
     run.add_argument(
         "--log-file",
         type=Path,
@@ -165,8 +197,7 @@ def _format_option(command: argparse.ArgumentParser) -> None:
 
 def _shown(text: str, args: argparse.Namespace, stream: TextIO) -> str:
     """``text`` (a reply's Markdown) in the format asked for, or the one that suits ``stream``."""
-    chosen = args.format or ("text" if stream.isatty() else "markdown")
-    return plain_text(text) if chosen == "text" else text
+    return shown(text, args.format, stream)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -318,47 +349,6 @@ def cmd_systems(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    config = load_config(find_config(args.campaign))
-    secret: bytes | None = None
-    if args.secret_file:
-        secret = args.secret_file.read_bytes().strip()
-    elif not args.chain_only:
-        try:
-            secret = load_secret(config).value
-        except ConfigError as error:
-            raise ConfigError(error.message + " Or run `referee verify --chain-only`.") from error
-    with reading(args, config) as campaign:
-        try:  # every batch of the journal against its commit line (posts, sheet changes)
-            campaign.store.audit()
-            damage = ""
-        except StoreError as error:
-            damage = error.message
-        report = verify(campaign.store.ledger, secret, config.secret_sha256 or None)
-    if damage:
-        print(f"MISMATCH journal: {damage}")
-    if secret is not None:
-        print(f"secret sha256: {commitment(secret)}")
-    if report.commitment_ok is False and secret is not None:
-        print(commitment_mismatch(secret, config.secret_sha256, args.secret_file or config))
-    for mismatch in report.mismatches:
-        print(f"MISMATCH {mismatch.roll_id}: {mismatch.reason}")
-    what = (
-        f"{report.dice_checked} rows' dice re-derived" if secret else "dice not checked (no secret)"
-    )
-    private = f" ({report.private} of them private)" if report.private else ""
-    print(
-        f"{report.rows} ledger rows{private}: chain checked, {what}; "
-        f"{'all consistent' if report.ok else f'{_mismatches(report)} mismatch(es)'}."
-    )
-    return EXIT_OK if report.ok and not damage else EXIT_TAG_ERRORS
-
-
-def _mismatches(report: Any) -> int:
-    """The dice mismatches, and the commitment if the secret's sha256 is not the published."""
-    return len(report.mismatches) + (report.commitment_ok is False)
-
-
 def cmd_history(args: argparse.Namespace) -> int:
     with reading(args) as campaign:
         ledger = campaign.store.ledger
@@ -416,132 +406,9 @@ def cmd_applications(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_failures(args: argparse.Namespace) -> int:
-    if args.retry:
-        with Campaign.open(args.campaign) as campaign:
-            gms = [SHELL_GM, *stored_moderators(campaign.store)]
-            outcome = retry_failure(Referee(campaign, gms=gms), safe_text(args.retry))
-        sys.stdout.write(_shown(outcome.text, args, sys.stdout))
-        if outcome.failed:
-            print(
-                f"referee: {args.retry} failed again; `referee failures` shows the error.",
-                file=sys.stderr,
-            )
-            return EXIT_TAG_ERRORS
-        print(
-            f"referee: {args.retry} refereed; the live bot puts this reply in place of "
-            "its notice when it next runs.",
-            file=sys.stderr,
-        )
-        return EXIT_OK
-    if args.forget:
-        return _forget_failure(args)
-    with reading(args) as campaign:
-        failed = list(FailureLog(campaign.store))
-    if not failed:
-        print("No failed posts.")
-        return EXIT_OK
-    for failure in failed:
-        if failure.tag is None:
-            print(f"{failure.post}  by {failure.author}  at {failure.failed_at}")
-        else:
-            key = tag_failure_key(failure.post, failure.tag)
-            print(
-                f"{key}  tag {failure.tag + 1} of the post, by {failure.author}  at "
-                f"{failure.failed_at}: [[{shorten(failure.tag_text, 60)}]]"
-            )
-        print(f"    {post_link(failure.as_post())}")
-        print(f"    {failure.error}")
-    posts = sum(failure.tag is None for failure in failed)
-    tags = len(failed) - posts
-    if posts:
-        print(
-            f"{posts} failed post(s). After a fix, `referee failures --retry POST` "
-            "referees one again."
-        )
-    if tags:
-        print(
-            f"{tags} failed tag(s): the rest of each post stands. After a fix, the player "
-            "writes the tag again in a new reply; `referee failures --forget POST#TAG` "
-            "takes it off this list."
-        )
-    return EXIT_TAG_ERRORS
-
-
-def _forget_failure(args: argparse.Namespace) -> int:
-    key = safe_text(args.forget)
-    with Campaign.open(args.campaign, need_secret=False) as campaign:
-        log = FailureLog(campaign.store)
-        failure = log.get(key)
-        if failure is None or failure.tag is None:
-            print(
-                f"referee: {key} is not a failed tag; `referee failures` lists them (a failed "
-                "post leaves the list when `--retry` referees it).",
-                file=sys.stderr,
-            )
-            return EXIT_USAGE
-        log.clear(key)
-        campaign.store.flush()
-    print(f"Forgot the failure of {key}.")
-    return EXIT_OK
-
-
-def _shell_post(body: str) -> Post:
-    # A GM's command from the shell, recorded like a post: its own id keeps roll ids unique.
-    now = time.time()
-    return Post(f"cli_{int(now * 1000):x}", "t3_shell", SHELL_GM, body, now)
-
-
-def _report(outcome: Outcome, args: argparse.Namespace) -> int:
-    sys.stdout.write(_shown(outcome.text, args, sys.stdout))
-    return EXIT_TAG_ERRORS if outcome.problems or outcome.failed else EXIT_OK
-
-
-def cmd_approve(args: argparse.Namespace) -> int:
-    amendments = f" with {args.amendments}" if args.amendments.strip() else ""
-    with Campaign.open(args.campaign) as campaign:
-        referee = Referee(campaign, gms=[SHELL_GM])
-        body = safe_text(f"[[approve {args.name}{amendments}]]")
-        return _report(referee.referee(_shell_post(body)), args)
-
-
 def cmd_new(args: argparse.Namespace) -> int:
     made = new_campaign(args.folder, args.system, args.name)
     print(new_campaign_report(made))
-    return EXIT_OK
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    try:
-        text = args.sheet.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"Cannot read {args.sheet} as UTF-8 text: {error}.") from error
-    block = sheet_block(text)
-    with Campaign.open(args.campaign) as campaign:
-        sheet = campaign.system.sheet
-        kind = "pc" if args.owner else "npc"  # without an owner the GM imports an NPC
-        record = sheet.parse(block if block is not None else text, DEFAULT_LIMITS, kind=kind)
-        record["kind"] = kind
-        character = sheet.from_record(record)
-        problems = sheet.validate(character, campaign.rules)
-        if problems and not args.force:
-            print(
-                "referee: the sheet breaks the rules; fix it or add --force:\n- "
-                + "\n- ".join(problems),
-                file=sys.stderr,
-            )
-            return EXIT_TAG_ERRORS
-        referee = Referee(campaign, gms=[SHELL_GM])
-        if character.name in referee.roster:
-            raise ConfigError(f"{character.name} is already on the roster; pick another name.")
-        referee.roster.add(character, args.owner, approved=True)
-        roll = referee.record_action(
-            _shell_post(""), "import", {"character": character.name, "owner": args.owner}
-        )
-    print(
-        f"Imported {character.name} ({'played by ' + args.owner if args.owner else 'NPC'}), "
-        f"approved; ledger row {roll}."
-    )
     return EXIT_OK
 
 
@@ -551,12 +418,17 @@ COMMANDS = {
     "roll": cmd_roll,
     "characters": cmd_characters,
     "systems": cmd_systems,
-    "verify": cmd_verify,
+    "verify": ledger_commands.verify_command,
+    "export": ledger_commands.export,
+    "backup": backups.backup,
+    "restore": backups.restore,
     "run": operate.run,
     "status": operate.status,
-    "approve": cmd_approve,
-    "import": cmd_import,
-    "failures": cmd_failures,
+    "approve": shell.decide,
+    "reject": shell.decide,
+    "revise": shell.decide,
+    "import": shell.import_sheet,
+    "failures": shell.failures,
     "history": cmd_history,
     "applications": cmd_applications,
 }

@@ -73,11 +73,22 @@ def test_verify_while_the_bot_runs_checks_the_committed_ledger(running, capsys) 
     assert f"{len(running.store.ledger)} ledger rows" in out and "all consistent" in out
 
 
-def test_a_command_that_writes_refuses_while_the_bot_runs_saying_why(running, capsys) -> None:
-    """approve changes the campaign: it refuses, says to stop the bot, names what works."""
-    assert 0 != main(["approve", "Nobody"])
+def test_batch_refuses_while_the_bot_runs_saying_why(running, capsys) -> None:
+    """batch writes the store itself: it refuses, says to stop the bot, names what works."""
+    assert 0 != main(["batch", "demo/thread.json"])
     err = capsys.readouterr().err
     assert "Stop the bot first" in err and "`referee characters`" in err
+    assert "`approve`" in err  # and which commands reach the running bot
+
+
+def test_approve_while_the_bot_runs_leaves_a_request_for_it(running, capsys, monkeypatch) -> None:
+    """approve does not write beside the bot: it leaves its request in the data folder
+    and says so (the bot, here not stepping, has not taken it)."""
+    monkeypatch.setattr("referee.live.shell.WAIT_SECONDS", 0.0)
+    assert 0 == main(["approve", "Nobody"])
+    err = capsys.readouterr().err
+    assert "has not taken the request yet" in err
+    assert 1 == len(list((running.store.path.parent / "store.requests").glob("*.json")))
 
 
 def test_a_reader_ignores_and_keeps_the_batch_being_appended(tmp_path: Path) -> None:

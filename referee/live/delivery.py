@@ -72,9 +72,23 @@ class DeliversReplies(WorkerParts):
         sending = self._records(Delivery.SENDING)
         if not sending:
             return
-        targets = {fullname: str(record.get("thread") or "") for fullname, record in sending}
+        # A reply the shell left under another post (a decision, under the application,
+        # where the bot's own reply to the application already is) is told by its mark.
+        targets = {
+            fullname: str(record.get("thread") or "")
+            for fullname, record in sending
+            if not record["delivery"].get("parent")
+        }
         try:
-            found = self._call(self.forum.find_replies, targets)
+            found = self._call(self.forum.find_replies, targets) if targets else {}
+            for fullname, record in sending:
+                delivery = record["delivery"]
+                if delivery.get("parent"):
+                    parent, thread = str(delivery["parent"]), str(delivery.get("thread") or "")
+                    mark = str(delivery.get("mark") or record.get("reply", ""))
+                    reply = self._call(self.forum.find_reply, parent, thread, mark)
+                    if reply:
+                        found[fullname] = reply
         except ForumError as error:
             raise CycleStopped(error) from error
         for fullname, record in sending:
@@ -142,8 +156,8 @@ class DeliversReplies(WorkerParts):
         self.store.flush(sync=False)
         log.info("event=replying post=%s attempt=%d", fullname, delivery["attempts"])
         text = str(record["reply"])
-        try:
-            reply = self._call(self.forum.reply, fullname, text)
+        try:  # under the post itself, or where the shell's decision goes (the application)
+            reply = self._call(self.forum.reply, delivery.get("parent") or fullname, text)
         except ForumError as error:
             self._reply_failed(fullname, record, delivery, error, report)
             return

@@ -19,6 +19,7 @@ from pathlib import Path
 from referee.base.errors import ConfigError
 from referee.live.reddit import open_forum
 from referee.live.service import ok, run_once, serve, summary
+from referee.live.shell_requests import request_folder, waiting
 from referee.live.status import heartbeat_path, read_heartbeat, stuck
 from referee.live.worker import Worker
 from referee.pipeline.campaign import Campaign, Config, find_config, load_config
@@ -126,6 +127,13 @@ def status(args: argparse.Namespace) -> int:
     else:
         print("last successful read: none recorded yet")
     print(f"failures: {failures}" + (" (`referee failures` lists them)" if failures else ""))
+    requests = len(waiting(request_folder(store_path)))
+    if requests:
+        print(
+            f"requests from the shell waiting: {requests} (the bot takes them within seconds; "
+            "with no bot running, its next start or the next command that changes the "
+            "campaign does)"
+        )
     print(f"store: {size / 1e6:.1f} MB, {rows} ledger rows")
     if not running:
         print(

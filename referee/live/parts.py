@@ -43,7 +43,10 @@ ACTIVE_HOLD = 300.0
 REPLY_MARGIN = 2.0
 # The most of the budget's sustained rate the periodic reads may take; the rest is for
 # replies. With many watched threads the active interval grows to keep to it.
-READ_SHARE = 0.5
+READ_SHARE = 0.6
+# The most of the reads' share the read of new comments may take while the game is active;
+# the other reads are spaced out first.
+LEAD_SHARE = 0.5
 # A private message with tags from someone who is not a GM gets this, once.
 PRIVATE_REFUSAL = (
     "Only a GM of {campaign} may roll in secret by private message, so nothing was "
@@ -57,6 +60,9 @@ PRIVATE_REFUSAL = (
 WIKI_REFUSED = (Failure.FORBIDDEN, Failure.NOT_FOUND, Failure.REJECTED, Failure.UNDELIVERABLE)
 WIKI_GIVE_UP = WIKI_REFUSED  # the GMs' page: never written where it cannot be private
 WIKI_RETRY = 900.0
+# Seconds from one edit of the roster pages to the next at least: the changes of a lively
+# game share an edit, and the wiki takes little of the budget the replies need.
+ROSTER_GAP = 60.0
 # What the GMs' page holds until the bot has made it moderators-only.
 GM_PAGE_PLACEHOLDER = (
     "*The GMs' roster: the referee bot writes it here once only moderators may read this page.*"
@@ -70,6 +76,7 @@ class Task(str, Enum):
 
     MODERATORS = "moderators"
     SETTLE = "settle"
+    SHELL = "shell"  # the requests a GM left from the shell (referee.live.shell_requests)
     COMMENTS = "comments"  # r/a+b/comments and each watched thread
     NEW = "new"  # r/a+b/new
     INBOX = "inbox"
@@ -104,6 +111,7 @@ class CycleReport:
     messages: int = 0  # private messages with tags taken in (rolled, or refused)
     roster_published: bool = False  # the wiki roster page was edited
     digests: int = 0  # GMs sent the digest of problems
+    requests: int = 0  # requests from the shell taken (approve, failures --retry...)
     new_posts: int = 0  # of those, posts new to the worker (not read in an earlier cycle)
     tags: int = 0  # tags in the posts and messages refereed
     refusals: int = 0  # tags answered with a problem, and secret rolls refused to non-GMs
@@ -186,8 +194,15 @@ class WorkerParts:
     _wiki_refused: bool
     _roster_retry_at: float
     _moderators_at: float
+    _restored_at: float  # when the store was restored from a backup (0: never)
+
+    lock: Any  # the worker's RLock: one step, or one request, at a time
 
     if TYPE_CHECKING:
+
+        def _run(self, tasks: Any, *, full: bool = False, one: bool = False) -> CycleReport:
+            """Run tasks due (see :class:`~referee.live.worker.Worker`)."""
+            ...
 
         def _call(self, function: Callable[..., Any], *args: Any) -> Any:
             """Call Reddit through the budget (see :class:`~referee.live.worker.Worker`)."""

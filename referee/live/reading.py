@@ -148,7 +148,8 @@ class ReadsReddit(DeliversReplies):
         for post in sorted(listed, key=lambda p: -post_rank(p.fullname)):
             threads.setdefault(post.thread)
         for fullname in islice(self.posts.newest(), BACKFILL_THREADS * 20):
-            threads.setdefault(str((self.posts.get(fullname) or {}).get("thread")))
+            if fullname.startswith(("t1_", "t3_")):  # not a message, nor the shell's
+                threads.setdefault(str((self.posts.get(fullname) or {}).get("thread")))
             if len(threads) >= BACKFILL_THREADS:
                 break
         for thread in self.threads:
@@ -193,7 +194,9 @@ class ReadsReddit(DeliversReplies):
         report.refusals += outcome.problems
         report.errors += int(outcome.failed)
         # A post refereed before without the worker (by `referee batch`) may have a reply.
-        state = Delivery.SENDING if outcome.replayed else Delivery.PENDING
+        # Written before the store was restored, it may have been answered since the backup.
+        look = outcome.replayed or post.created <= self._restored_at
+        state = Delivery.SENDING if look else Delivery.PENDING
         self._set(post.fullname, record, {"state": state.value, "attempts": 0})
         log.info(
             "event=refereed post=%s tags=%d problems=%d failed=%s state=%s",
@@ -255,7 +258,8 @@ class ReadsReddit(DeliversReplies):
         if record is None:
             return
         report.messages += 1
-        self._set(message.fullname, record, {"state": Delivery.PENDING.value, "attempts": 0})
+        state = Delivery.SENDING if message.created <= self._restored_at else Delivery.PENDING
+        self._set(message.fullname, record, {"state": state.value, "attempts": 0})
         log.info("event=refereed post=%s private=true refused=%s", message.fullname, not gm)
 
     def _sweep_edits(self, report: CycleReport) -> None:

@@ -352,6 +352,8 @@ class Forum(Protocol):
 
     def find_replies(self, targets: Mapping[str, str]) -> dict[str, str]: ...
 
+    def find_reply(self, parent: str, thread: str, mark: str) -> str | None: ...
+
     def moderators(self, subreddit: str) -> tuple[str, ...]: ...
 
     def unread(self) -> Unread: ...
@@ -478,6 +480,27 @@ class RedditForum:
                 found[target] = reply
         return found
 
+    def find_reply(self, parent: str, thread: str, mark: str) -> str | None:
+        """The bot's reply under ``parent`` whose text holds ``mark``, if there is one.
+
+        For a reply that is not the bot's first under its parent (a GM's decision from
+        the shell, under the application the bot answered before): the bot's newest
+        comments first, then, if that page was full, the parent's own replies.
+        """
+        listing = self._call(
+            False,
+            self.reddit.get,
+            f"user/{self.username}/comments",
+            params={"limit": self.page_size, "sort": "new"},
+        )
+        for comment in listing.children:
+            data = vars(comment)
+            if data.get("parent_id") == parent and mark in str(data.get("body", "")):
+                return str(comment.fullname)
+        if len(listing.children) < self.page_size:
+            return None
+        return self._reply_below(parent, thread, mark)
+
     def _find_private_replies(self, wanted: set[str]) -> dict[str, str]:
         """The bot's sent messages answering ``wanted`` messages, newest pages first."""
         found: dict[str, str] = {}
@@ -552,7 +575,7 @@ class RedditForum:
         result: int = self._call(False, update)
         return result
 
-    def _reply_below(self, target: str, thread: str) -> str | None:
+    def _reply_below(self, target: str, thread: str, mark: str = "") -> str | None:
         link = thread.removeprefix("t3_")
         if target.startswith("t3_"):
             path = f"comments/{link}"
@@ -569,6 +592,10 @@ class RedditForum:
                 continue
             data = vars(comment)
             author = data.get("author")
-            if data.get("parent_id") == target and str(author).lower() == self.username.lower():
+            if (
+                data.get("parent_id") == target
+                and str(author).lower() == self.username.lower()
+                and mark in str(data.get("body", ""))
+            ):
                 return str(comment.fullname)
         return None

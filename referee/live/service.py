@@ -2,7 +2,7 @@
 
 :func:`serve` runs :meth:`~referee.live.worker.Worker.step` on APScheduler at the time
 :meth:`~referee.live.worker.Worker.next_wake` names; :func:`run_once` runs one cycle
-(``run --once``); :func:`retry_failure` referees a failed post again after a fix.
+(``run --once``); the shell's requests are looked for every second.
 """
 
 from __future__ import annotations
@@ -15,52 +15,18 @@ from contextlib import suppress
 from datetime import datetime, timezone
 from types import FrameType
 
-from referee.base.errors import ConfigError
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.schedulers import SchedulerNotRunningError
+from apscheduler.schedulers.blocking import BlockingScheduler
+
 from referee.live.parts import (
     CycleReport,
-    Delivery,
 )
 from referee.live.worker import Worker
-from referee.pipeline.flow import Outcome, Referee
 
 log = logging.getLogger(__name__)
 
-
-def retry_failure(referee: Referee, fullname: str) -> Outcome:
-    """Referee a failed post again, after a fix; the bot then corrects its reply.
-
-    The failure notice the bot already posted is edited into the new reply (or, if it
-    was never posted, the new reply is posted instead), through the same delivery
-    states as every reply. If the post fails again, it stays recorded as failed and
-    its reply is left as it is. Raises :class:`ConfigError` for a post that did not fail.
-    """
-    failure = referee.failures.get(fullname)
-    if failure is None:
-        raise ConfigError(f"No failed post {fullname}; `referee failures` lists them.")
-    if failure.tag is not None:
-        raise ConfigError(
-            f"{fullname} is one tag of post {failure.post}, whose other tags stand and are "
-            "public, so it is not refereed again in place. Once the bug is fixed, ask "
-            f"u/{failure.author} to write the tag again in a new reply, then "
-            f"`referee failures --forget {fullname}`."
-        )
-    record = referee.posts.get(fullname) or {}
-    delivery = record.get("delivery")
-    if record.get("failed"):
-        referee.posts.delete(fullname)  # a stub: the post was never refereed
-    referee.failures.clear(fullname)
-    outcome = referee.referee(failure.as_post(), private=failure.private)
-    new = referee.posts.get(fullname)
-    if delivery and new is not None:
-        delivery = dict(delivery)
-        if not outcome.failed and delivery.get("state") in (
-            Delivery.DELIVERED.value,
-            Delivery.SENDING.value,
-        ):
-            delivery["edit_pending"] = True
-        referee.posts.put(fullname, {**new, "delivery": delivery})
-    log.info("event=retried post=%s failed=%s", fullname, outcome.failed)
-    return outcome
+REQUESTS_EVERY = 1.0  # seconds between looks for requests left by the shell (a listdir)
 
 
 # -- running ---------------------------------------------------------------------------
@@ -74,10 +40,6 @@ def serve(worker: Worker, *, stop: threading.Event | None = None) -> None:
     signal the scheduler stops taking jobs, the step in flight finishes, and this
     returns; the caller then closes (flushes) the store.
     """
-    from apscheduler.executors.pool import ThreadPoolExecutor
-    from apscheduler.schedulers import SchedulerNotRunningError
-    from apscheduler.schedulers.blocking import BlockingScheduler
-
     scheduler = BlockingScheduler(
         executors={"default": ThreadPoolExecutor(max_workers=1)},  # one job at a time
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
@@ -114,7 +76,17 @@ def serve(worker: Worker, *, stop: threading.Event | None = None) -> None:
         with suppress(SchedulerNotRunningError):
             scheduler.shutdown(wait=False)
 
+    def take_requests() -> None:
+        if stopping.is_set():
+            return
+        try:
+            worker.take_requests()
+        except Exception as error:  # as a step's: logged, the GMs told, the bot goes on
+            log.exception("event=shell_requests_failed")
+            worker.tell_crash(error)
+
     plan(time.time())
+    scheduler.add_job(take_requests, "interval", seconds=REQUESTS_EVERY)
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         log.info(
@@ -153,6 +125,8 @@ def summary(report: CycleReport) -> str:
         f"{count(report.delivered, 'reply', 'replies')} posted; "
         f"{count(report.refusals, 'refusal')}; {count(errors, 'error')}."
     )
+    if report.requests:
+        line = line[:-1] + f"; {count(report.requests, 'request')} from the shell taken."
     if report.roster_published:
         line = line[:-1] + "; roster published."
     if report.failure is not None:

@@ -39,6 +39,7 @@ def read_key_values(
     limits: Limits,
     read_line: LineReader,
     required: tuple[str, ...] = (),
+    repeatable: frozenset[str] = frozenset(),
 ) -> str:
     """The name of a sheet of ``key: value`` lines, once ``read_line`` has read every other line.
 
@@ -49,7 +50,8 @@ def read_key_values(
     have a ``name:`` line, and a line read without a problem for each key of
     ``required``. Every problem (lines and sheet) is raised at once as one UserError
     ending with ``form``, what a sheet looks like; so is a sheet of more than
-    ``max_lines`` lines.
+    ``max_lines`` lines. A key is given once (a second line of it is a problem, not the
+    last one winning), but for the keys of ``repeatable`` (a list, one item a line).
 
     >>> seen = {}
     >>> read_key_values("Name: Kara  Venn # hers\\n\\nCool = 2", "", 5, Limits(),
@@ -57,6 +59,10 @@ def read_key_values(
     'Kara Venn'
     >>> seen
     {'cool': '2'}
+    >>> read_key_values("name: Kara\\nCool: 1\\ncool: 2", "(the form)", 5, Limits(), min)
+    Traceback (most recent call last):
+    ...
+    referee.base.errors.UserError: Line 3: `cool` is given on line 2 already. (the form)
     >>> read_key_values("name: Kara\\noops", "(the form)", 5, Limits(), print, ("tier",))
     Traceback (most recent call last):
     ...
@@ -68,6 +74,7 @@ def read_key_values(
         raise UserError(f"A sheet has at most {max_lines} lines. {form}")
     name: str | None = None
     read: set[str] = set()
+    given: dict[str, int] = {}  # a key given once -> its line
     problems: list[str] = []
     for number, line in enumerate(lines, start=1):
         line = line.split("#", 1)[0]
@@ -78,6 +85,11 @@ def read_key_values(
             problems.append(f"Line {number} is not `key: value`.")
             continue
         key, value = " ".join(match.group(1).split()).casefold(), match.group(2)
+        if key in given:
+            problems.append(f"Line {number}: `{key}` is given on line {given[key]} already.")
+            continue
+        if key not in repeatable:
+            given[key] = number
         try:
             if len(key) > limits.max_name_chars:
                 raise UserError(f"a key has at most {limits.max_name_chars} letters.")

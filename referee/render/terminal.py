@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
-__all__ = ["FORMATS", "plain_text"]
+__all__ = ["FORMATS", "plain_text", "shown"]
 
 FORMATS = ("text", "markdown")  # --format: text on a terminal, markdown for Reddit or a file
 
@@ -47,3 +48,10 @@ def plain_text(markdown: str) -> str:
         position = span.end()
     out.append(_prose(markdown[position:]))
     return "".join(out)
+
+
+def shown(text: str, chosen: str | None, stream: Any) -> str:
+    """A reply's Markdown in the ``--format`` chosen, or the one that suits ``stream``:
+    plain text on a terminal, Markdown into a file or a pipe."""
+    chosen = chosen or ("text" if stream.isatty() else "markdown")
+    return plain_text(text) if chosen == "text" else text

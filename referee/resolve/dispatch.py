@@ -57,6 +57,7 @@ from referee.system import (
     Roster,
     System,
     Verb,
+    refuse_gm_options,
     require_gm,
     verb_table,
 )
@@ -377,6 +378,8 @@ def _joined_roll(system_roll: Verb) -> Verb:
         example=system_roll.example,
         aliases=tuple(dict.fromkeys((*_CORE_DICE.aliases, *system_roll.aliases))),
         usage_text=system_roll.usage,
+        player_options=system_roll.player_options,
+        gm_options=system_roll.gm_options,
     )
 
 
@@ -424,6 +427,8 @@ def _joined_init(system_init: Verb) -> Verb:
         example=system_init.example,
         aliases=tuple(dict.fromkeys((*system_init.aliases, "i"))),
         usage_text=system_init.usage,
+        player_options=system_init.player_options,
+        gm_options=system_init.gm_options,
     )
 
 
@@ -463,7 +468,8 @@ def verbs_for(system: System | None) -> dict[str, Verb]:
 def resolve_request(
     verb: Verb | None, request: Any, context: Context, dice: DiceSource
 ) -> Resolution:
-    """Resolve a parsed request with its verb (None: bare dice), refusing GM-only verbs.
+    """Resolve a parsed request with its verb (None: bare dice), refusing GM-only verbs
+    and a player's tag that sets an option only a GM may (:class:`~referee.system.GmOption`).
 
     Dice notation (:class:`RollDice`) resolves the same whichever verb read it (none,
     the core's roll or a system's roll, which reads notation first), so it goes
@@ -473,6 +479,7 @@ def resolve_request(
         return resolve_dice(request, context, dice)
     if verb.gm_only:
         require_gm(context, verb.gm_only)
+    refuse_gm_options(verb, request, context)
     if isinstance(request, tracker_requests.EndTracker):
         require_gm(context, "end an encounter")
         return resolve_end(EndEncounter(), context, dice)

@@ -475,6 +475,7 @@ def _lock(path: Path) -> IO[str]:
             "campaign?), and this command changes the campaign: two writers would "
             "overwrite each other's rolls. Stop the bot first, then run it again. "
             "`referee characters`, `history`, `applications`, `failures`, `verify` and "
-            "`roll` work while the bot runs."
+            "`roll` work while the bot runs, and `approve`, `reject`, `revise`, `import` "
+            "and `failures --retry` are carried out by the bot."
         ) from exc
     return handle

@@ -19,7 +19,9 @@ What a system provides (each member of :class:`System` says what it is for):
   request (raising :class:`~referee.base.errors.TagError` with the right form on bad input),
   the resolver from request to :class:`Resolution`, a form, a one-line help and an
   example that resolves in the system's example campaign. ``gm_only`` verbs are
-  refused to players by the core, with the reason, before the resolver runs;
+  refused to players by the core, with the reason, before the resolver runs; so are
+  a verb's ``gm_options`` (:class:`GmOption`: a difficulty, Advantage, bonus dice... that
+  only a GM may set), while ``player_options`` names what a player may write;
 * **its sheet** (:class:`SheetFormat`): the application format players post under
   ``[[apply]]``, the parser, validation that returns every problem at once, the
   character value, GM amendments, and how the character is stored: its JSON record,
@@ -77,6 +79,7 @@ from referee.system.interface import (
     Change,
     Context,
     ExampleCampaign,
+    GmOption,
     OddsCase,
     ParseContext,
     Parser,
@@ -85,6 +88,7 @@ from referee.system.interface import (
     System,
     Verb,
     approved_rows,
+    refuse_gm_options,
     require_control,
     require_gm,
     rulings_defaults,
@@ -100,6 +104,7 @@ __all__ = [
     "Change",
     "Context",
     "ExampleCampaign",
+    "GmOption",
     "OddsCase",
     "ParseContext",
     "Parser",
@@ -112,6 +117,7 @@ __all__ = [
     "approved_rows",
     "installed_systems",
     "load_system",
+    "refuse_gm_options",
     "require_control",
     "require_gm",
     "rulings_defaults",

@@ -84,6 +84,41 @@ Resolver = Callable[[Any, "Context", "DiceSource"], Resolution]
 
 
 @dataclass(frozen=True)
+class GmOption:
+    """An option of a verb that only a GM may set: the core refuses a player's tag setting it.
+
+    The refusal comes before the verb's resolver runs and reads "Only a GM may
+    {why}. {fix}", so a player learns who decides and how his tag goes without it.
+    ``sets`` reads a request the verb's parser made and says whether the tag sets the
+    option (it answers False for any other request, such as dice notation read by a
+    joined ``roll``); ``applies``, when given, says whether the option is the GM's in
+    the tag's thread now (``pool``'s ``diff`` once the GM set a standing difficulty).
+
+    >>> adv = GmOption("adv N", lambda r: "adv" in r, "give Advantage", "Roll without adv.",
+    ...                example="roll Kara body adv 1")
+    >>> adv.refusal("roll Kara body adv 3", None)
+    'Only a GM may give Advantage. Roll without adv.'
+    """
+
+    name: str  # as a tag writes it: "diff N", "adv N", "a number of dice"
+    sets: Callable[[Any], bool]  # whether a parsed request sets the option
+    why: str  # finishes "Only a GM may ...": what the option decides
+    # How the player's tag goes without it: words, or words made from the request and the
+    # tag's context (to name his character, or the GM's standing value).
+    fix: str | Callable[[Any, Context], str]
+    # A tag setting the option that resolves for the GM in the example campaign (after
+    # ``setup``): the conformance kit posts it as a player and as a stranger.
+    example: str
+    setup: tuple[str, ...] = ()  # the GM's tags that make the option the GM's, for the kit
+    applies: Callable[[Context], bool] | None = None  # None: the GM's everywhere
+
+    def refusal(self, request: Any, context: Context) -> str:
+        """The words refusing a player's tag that sets the option."""
+        fix = self.fix(request, context) if callable(self.fix) else self.fix
+        return f"Only a GM may {self.why}. {fix}".rstrip()
+
+
+@dataclass(frozen=True)
 class Verb:
     """One verb of a system: how its tag reads, what resolves it, and how a player learns it.
 
@@ -105,6 +140,10 @@ class Verb:
     # A system's ``roll`` only: text it reads itself although it starts like dice notation
     # (a bare pool, ``roll 6 diff 7``); the rest still goes to the core's notation first.
     claims: Callable[[str], bool] | None = None
+    # Who may set what: the options a player may write (as a tag writes them, for help),
+    # and those only a GM may, which the core refuses to a player before the resolver.
+    player_options: tuple[str, ...] = ()
+    gm_options: tuple[GmOption, ...] = ()
 
     @property
     def usage(self) -> str:
@@ -333,6 +372,16 @@ def require_gm(context: Context, doing: str) -> None:
             f"Only a GM may {doing}. u/{context.post.author} is not one of this campaign's GMs "
             "(the subreddit's moderators and the GMs listed in config.toml)."
         )
+
+
+def refuse_gm_options(verb: Verb, request: Any, context: Context) -> None:
+    """Refuse a player's tag that sets an option only a GM may (:class:`GmOption`), saying
+    why and how the tag goes without it; a GM's tag passes."""
+    if not verb.gm_options or context.by_gm:
+        return
+    for option in verb.gm_options:
+        if option.sets(request) and (option.applies is None or option.applies(context)):
+            raise Forbidden(option.refusal(request, context))
 
 
 def _pending_application(context: Context, name: str) -> dict[str, Any] | None:

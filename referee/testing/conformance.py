@@ -16,6 +16,12 @@ returns the :class:`Conformance` it measured). It checks, against the
 * **verbs**: each has a form, a one-line help and an example; the example parses to
   that verb and resolves (as the GM, with seeded dice) in the system's example
   campaign; a GM-only verb is refused to a player, saying so;
+* **who may set what**: every option a verb declares GM-only
+  (:class:`~referee.system.GmOption`) is tried, with its example, by the character's
+  owner and by a stranger, who are refused by the core with the option's reason (and the
+  GM's tag resolves); every verb whose example names a player's character is posted by a
+  stranger, and with those characters swapped for the GM's NPCs by the player, and must
+  be refused with a reason;
 * **odds**: every :class:`~referee.system.OddsCase` sums to exactly 1, and ``rolls``
   seeded samples (100,000 by default) land on its outcomes as often as it says
   (chi-square p-value above ``alpha``; an outcome it calls impossible fails at once);
@@ -32,6 +38,7 @@ Needs scipy (the ``test`` extra), like :mod:`referee.testing.odds`.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -112,6 +119,8 @@ def check_system(
     _identity(system, report)
     _rulings(system, report)
     _verbs(system, folder, report, seed)
+    _gm_options(system, folder / "gm-options", report, seed)
+    _others_characters(system, folder / "others", report, seed)
     _mutated_examples(system, folder / "mutated", report, seed)
     _odds(system, report, rolls, alpha, seed)
     if report.problems:
@@ -154,13 +163,20 @@ def _rulings(system: System, report: Conformance) -> None:
         report.problems.append("rulings: an unknown key in [rulings] is accepted.")
 
 
-def _example_campaign(system: System, folder: Path) -> Campaign:
+STRANGER = "someone_else"  # a player who owns no character of the example campaign
+UNDERSTUDY = "Understudy"  # a second NPC the kit adds, a copy of the example's first
+
+
+def _example_campaign(system: System, folder: Path, understudy: bool = False) -> Campaign:
     example = system.example_campaign()
     records = dict(example.records)
     sheets = [
         {**sheet, "owner": example.player if sheet.get("kind", "pc") == "pc" else None}
         for sheet in records.pop("characters", ())
     ]
+    npcs = [sheet for sheet in sheets if sheet["owner"] is None]
+    if understudy and npcs:
+        sheets.append({**npcs[0], "name": UNDERSTUDY})
     return make_campaign(
         folder,
         sheets,
@@ -227,6 +243,123 @@ def _gm_only(
     except UserError:
         return  # refused for another reason (the player's view of names): still refused
     report.problems.append(f"verb {name} is GM-only, but a player's [[{example}]] resolved.")
+
+
+_POSTS = iter(range(1, 10**9))  # each tag the kit posts is a post of its own
+
+
+def _post(campaign: Campaign, author: str, text: str, seed: int) -> Any:
+    """Resolve ``text`` as a post of its own by ``author``: the resolution, or the UserError."""
+    context = tag_context(campaign, author, post=f"t1_kit{next(_POSTS)}")
+    try:
+        return resolve_tag(context, text, SeededDice(seed))
+    except UserError as error:
+        return error
+
+
+def _said(outcome: Any) -> str:
+    if isinstance(outcome, UserError):
+        return f"{type(outcome).__name__}: {outcome.message}"
+    return f"it resolved ({getattr(outcome, 'kind', outcome)})."
+
+
+def _gm_options(system: System, folder: Path, report: Conformance, seed: int) -> None:
+    """Each GM-only option, by its example: refused to the owner and to a stranger by the
+    core with the option's own reason, resolved for the GM (after the option's set-up)."""
+    example = system.example_campaign()
+    table = verbs_for(system)
+    for verb in system.verbs:
+        for number, option in enumerate(verb.gm_options):
+            said = f"verb {verb.name}: the GM-only option {option.name!r}"
+            found, request = _parse(option.example, table)
+            if found is None or found.name != verb.name or not option.sets(request):
+                report.problems.append(f"{said}: its example [[{option.example}]] does not set it.")
+                continue
+            campaign = _example_campaign(system, folder / f"{verb.name}-{number}")
+            try:
+                for tag in option.setup:
+                    done = _post(campaign, example.gm, tag, seed)
+                    if isinstance(done, UserError):
+                        report.problems.append(f"{said}: its set-up [[{tag}]]: {_said(done)}")
+                for who in (example.player, STRANGER):
+                    refused = _post(campaign, who, option.example, seed)
+                    if not isinstance(refused, Forbidden):
+                        report.problems.append(
+                            f"{said}: u/{who}'s [[{option.example}]] was not refused as "
+                            f"GM-only: {_said(refused)}"
+                        )
+                    elif not refused.message.startswith(f"Only a GM may {option.why}"):
+                        report.problems.append(
+                            f"{said}: u/{who}'s [[{option.example}]] was refused for another "
+                            f"reason first: {refused.message}"
+                        )
+                resolved = _post(campaign, example.gm, option.example, seed)
+                if isinstance(resolved, UserError):
+                    report.problems.append(
+                        f"{said}: the GM's [[{option.example}]] does not resolve: "
+                        f"{resolved.message}"
+                    )
+            except Exception as error:  # a crash is exactly what the kit reports
+                report.problems.append(f"{said} raised {type(error).__name__}: {error}")
+            finally:
+                campaign.close()
+
+
+def _spellings(name: str) -> tuple[str, ...]:
+    """How an example may write a character: the whole name, or its first word."""
+    return tuple(dict.fromkeys((name, name.split()[0])))
+
+
+def _whole(spelling: str) -> str:
+    return rf"(?<!\w){re.escape(spelling)}(?!\w)"
+
+
+def _naming(text: str, name: str) -> str | None:
+    """The spelling of ``name`` that ``text`` holds as whole words, if any."""
+    for spelling in _spellings(name):
+        if re.search(_whole(spelling), text, re.I):
+            return spelling
+    return None
+
+
+def _others_characters(system: System, folder: Path, report: Conformance, seed: int) -> None:
+    """Each verb whose example names a player's character: a stranger's copy is refused
+    (the character is not his), and so is the player's with the GM's NPCs in their place."""
+    example = system.example_campaign()
+    sheets = example.records.get("characters", ())
+    players = [str(s["name"]) for s in sheets if s.get("kind", "pc") == "pc"]
+    npcs = [str(s["name"]) for s in sheets if s.get("kind", "pc") != "pc"]
+    npcs += [UNDERSTUDY] if npcs else []
+    campaign = _example_campaign(system, folder, understudy=True)
+    try:
+        for verb in system.verbs:
+            if verb.gm_only:
+                continue
+            named = {name: spelled for name in players if (spelled := _naming(verb.example, name))}
+            if not named:
+                continue
+            refused = _post(campaign, STRANGER, verb.example, seed)
+            if not isinstance(refused, Forbidden) or not refused.message:
+                report.problems.append(
+                    f"verb {verb.name}: a stranger's [[{verb.example}]] (another's character) "
+                    f"was not refused: {_said(refused)}"
+                )
+            free = [npc for npc in npcs if _naming(verb.example, npc) is None]
+            if len(free) < len(named):
+                continue
+            text = verb.example
+            for spelled, npc in zip(named.values(), free, strict=False):
+                text = re.sub(_whole(spelled), npc, text, count=1, flags=re.I)
+            refused = _post(campaign, example.player, text, seed)
+            if not isinstance(refused, Forbidden) or not refused.message:
+                report.problems.append(
+                    f"verb {verb.name}: the player's [[{text}]] (the GM's NPC) was not "
+                    f"refused: {_said(refused)}"
+                )
+    except Exception as error:  # a crash is exactly what the kit reports
+        report.problems.append(f"who acts for whom raised {type(error).__name__}: {error}")
+    finally:
+        campaign.close()
 
 
 def _hostile(name: str, campaign: Campaign, gm: str, seed: int, report: Conformance) -> None:

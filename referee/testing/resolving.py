@@ -26,10 +26,12 @@ def tag_context(
     thread: str = "t3_thread",
     body: str = "",
     session: Session | None = None,
+    post: str = "t1_test",
 ) -> Context:
-    """The context a post by ``author`` in ``thread`` resolves in (GMs: config's ``gms``)."""
+    """The context a post ``post`` by ``author`` in ``thread`` resolves in (GMs: config's
+    ``gms``)."""
     session = session or Session(campaign, campaign.config.gms)
-    return session.context(Post("t1_test", thread, author, body, 1.0))
+    return session.context(Post(post, thread, author, body, 1.0))
 
 
 def resolve_tag(context: Context, text: str, dice: DiceSource | Iterable[int] = ()) -> Resolution:

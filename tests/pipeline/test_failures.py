@@ -9,7 +9,7 @@ import pytest
 
 from referee.base.errors import ConfigError
 from referee.base.posts import Post
-from referee.live.service import retry_failure
+from referee.live.shell_requests import retry_failure
 from referee.pipeline.campaign import Campaign
 from referee.pipeline.failures import FAILURE_REPLY, FailureLog
 from referee.pipeline.flow import Referee

@@ -25,8 +25,16 @@ OPERATOR_ONLY = {"ConfigError", "StoreError", "OperatorError", "ForumError", "pr
 LOGGERS = {"log", "logger", "logging", "LOG"}
 # The command line speaks to whoever runs it; config.toml's problems go to the operator;
 # the digest is a private message to the GMs, whose lines say what whoever runs the bot
-# can do in the shell.
-SHELL_ONLY = {"cli.py", "__main__.py", "campaign.py", "new.py", "digest.py"}
+# can do in the shell; the shell's requests answer the GM who made them, in the shell.
+SHELL_ONLY = {
+    "cli.py",
+    "__main__.py",
+    "campaign.py",
+    "new.py",
+    "digest.py",
+    "shell.py",
+    "shell_requests.py",
+}
 
 
 def _called(node: ast.Call) -> str:

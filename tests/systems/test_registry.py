@@ -96,13 +96,19 @@ def test_a_plug_in_campaign_plays_its_verbs_and_the_core_s(coin_installed: Path,
         flip = resolve_tag(tag_context(campaign, "kara"), "flip Kara 3", [2, 1, 2])
         with pytest.raises(Exception) as refused:
             resolve_tag(tag_context(campaign, "kara"), "luck Kara +1")
+        with pytest.raises(Exception) as option:
+            resolve_tag(tag_context(campaign, "kara"), "flip Kara 3 +1", [2, 1, 2])
+        gm_flip = resolve_tag(tag_context(campaign, "gm"), "flip Kara 3 +1", [2, 1, 2])
         listed = resolve_tag(tag_context(campaign, "kara"), "help")
     finally:
         campaign.close()
-    assert (3, "Only a GM may change luck.") == (
+    assert (3, "Only a GM may change luck.", 4) == (
         flip.result.heads,
         str(refused.value).split(" u/")[0],
+        gm_flip.result.heads,
     )
+    # The option the verb declares GM-only is refused by the core, with its reason.
+    assert "Only a GM may add heads to a flip. Flip without +N" in str(option.value)
     # [[help]] lists every verb of the campaign once: roll, the plug-in's own, then the core's.
     names = [verb.name for verb in listed.result.verbs]
     assert (["roll", "flip", "luck"], sorted(every_verb(campaign.system)), "help") == (

@@ -8,9 +8,16 @@ from typing import Any
 
 import pytest
 
+from referee.base.errors import Forbidden
 from referee.resolve import dispatch as resolve
-from referee.system import load_system
-from referee.testing.conformance import Conformance, _mutated_examples
+from referee.system import GmOption, load_system
+from referee.testing import make_campaign, resolve_tag, sheet, tag_context
+from referee.testing.conformance import (
+    Conformance,
+    _gm_options,
+    _mutated_examples,
+    _others_characters,
+)
 
 
 def test_a_look_alike_digit_behind_a_good_name_is_reported(
@@ -39,3 +46,104 @@ def test_a_careful_system_has_nothing_reported(tmp_path: Path) -> None:
     report = Conformance("stepped")
     _mutated_examples(load_system("stepped"), tmp_path, report, seed=1)
     assert [] == report.problems
+
+
+def _with_verb(monkeypatch: pytest.MonkeyPatch, system: Any, name: str, **changes: Any) -> None:
+    """``system``'s verb ``name`` changed by ``changes``, its verb table built anew."""
+    verbs = tuple(replace(v, **changes) if v.name == name else v for v in system.verbs)
+    monkeypatch.setattr(system, "verbs", verbs)
+    monkeypatch.setattr(resolve, "_TABLES", {})
+
+
+def _bonus(request: Any) -> bool:
+    return getattr(request, "modifier", 0) > 0
+
+
+def test_the_core_refuses_a_gm_option_before_the_resolver_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player's tag setting a GM-only option never reaches the verb's resolver."""
+    stepped = load_system("stepped")
+    called: list[str] = []
+    roll = next(verb for verb in stepped.verbs if verb.name == "roll")
+
+    def resolver(request: Any, context: Any, dice: Any) -> Any:
+        called.append(context.post.author)
+        return roll.resolve(request, context, dice)
+
+    bonus = GmOption("+N", _bonus, "add to a roll", "Roll without +N.", "roll Kara agility +2")
+    _with_verb(monkeypatch, stepped, "roll", resolve=resolver, gm_options=(bonus,))
+    campaign = make_campaign(tmp_path, [sheet("Kara Venn", owner="kara")])
+    try:
+        with pytest.raises(Forbidden) as refused:
+            resolve_tag(tag_context(campaign, "kara"), "roll Kara agility +2", [3])
+        resolve_tag(tag_context(campaign, "kara"), "roll Kara agility -1", [3, 2])
+        resolve_tag(tag_context(campaign, "gm"), "roll Kara agility +2", [3, 2])
+    finally:
+        campaign.close()
+    assert ("Only a GM may add to a roll. Roll without +N.", ["kara", "gm"]) == (
+        refused.value.message,
+        called,
+    )
+
+
+def test_a_gm_option_a_player_may_set_after_all_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An option declared GM-only that a player's tag still sets is found, for each poster."""
+    stepped = load_system("stepped")
+    never = GmOption(
+        "+N",
+        _bonus,
+        "add to a roll",
+        "Roll without +N.",
+        "roll Kara agility +2",
+        applies=lambda context: False,
+    )
+    _with_verb(monkeypatch, stepped, "roll", gm_options=(never,))
+    report = Conformance("stepped")
+    _gm_options(stepped, tmp_path, report, seed=1)
+    assert [
+        "verb roll: the GM-only option '+N': u/player's [[roll Kara agility +2]] was not "
+        "refused as GM-only: it resolved (stat).",
+        "verb roll: the GM-only option '+N': u/someone_else's [[roll Kara agility +2]] was "
+        "refused for another reason first: Kara Venn belongs to u/player; only they or a GM "
+        "may roll for it.",
+    ] == report.problems
+
+
+def test_an_option_whose_example_does_not_set_it_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GM-only option tried with an example that does not set it proves nothing: reported."""
+    stepped = load_system("stepped")
+    wrong = GmOption("+N", _bonus, "add to a roll", "Roll without +N.", "roll Kara agility -2")
+    _with_verb(monkeypatch, stepped, "roll", gm_options=(wrong,))
+    report = Conformance("stepped")
+    _gm_options(stepped, tmp_path, report, seed=1)
+    assert [
+        "verb roll: the GM-only option '+N': its example [[roll Kara agility -2]] does not set it."
+    ] == report.problems
+
+
+def test_a_verb_acting_for_anyone_s_character_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A verb whose resolver forgot the owner check is found by a stranger's example and by
+    the player's example in the GM's NPC's name."""
+    stepped = load_system("stepped")
+    cast = next(verb for verb in stepped.verbs if verb.name == "cast")
+
+    def careless(request: Any, context: Any, dice: Any) -> Any:
+        context.gms = frozenset({context.post.author.casefold()})  # everyone a GM here
+        return cast.resolve(request, context, dice)
+
+    _with_verb(monkeypatch, stepped, "cast", resolve=careless)
+    report = Conformance("stepped")
+    _others_characters(stepped, tmp_path, report, seed=1)
+    assert [
+        "verb cast: a stranger's [[cast Kara Telekinesis]] (another's character) was not "
+        "refused: it resolved (cast).",
+        "verb cast: the player's [[cast Trooper 1 Telekinesis]] (the GM's NPC) was not "
+        "refused: UnknownName: Trooper 1 knows no techniques, so cannot cast 'Telekinesis'.",
+    ] == report.problems

@@ -69,6 +69,9 @@ SHEET_FORM = (
 )
 
 
+_LISTED = frozenset(kind.value for kind in TraitKind)  # a trait a line, as many as it has
+
+
 def _pairs(value: object) -> list[list[Any]]:
     """Traits as [name, Rank] pairs, from a list of pairs or a {name: Rank} table."""
     if isinstance(value, Mapping):
@@ -156,7 +159,9 @@ bond: Nova Quill 1
         def read_line(key: str, value: str) -> None:
             self._line(record, traits, key, " ".join(value.split()), kind, limits)
 
-        record["name"] = read_key_values(text, SHEET_FORM, MAX_SHEET_LINES, limits, read_line)
+        record["name"] = read_key_values(
+            text, SHEET_FORM, MAX_SHEET_LINES, limits, read_line, repeatable=_LISTED
+        )
         record.update({field: list(map(list, found.items())) for field, found in traits.items()})
         return record
 

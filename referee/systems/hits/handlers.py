@@ -27,7 +27,7 @@ from typing import Any
 from referee.base.dice import DiceSource
 from referee.base.errors import Forbidden, RuleViolation
 from referee.store.entries import character_key
-from referee.system import Context, Resolution, require_control, require_gm
+from referee.system import Context, Resolution, require_control
 from referee.systems.changes import Change, find_name
 from referee.systems.roster import find_character
 
@@ -140,12 +140,7 @@ def sources_of(context: Context, character: Character, typed: Sequence[str]) -> 
     """The dice each named source gives; a number is a GM's count of dice."""
     sources: list[Source] = []
     for name in typed:
-        if name.isascii() and name.isdigit():
-            if not context.by_gm:
-                raise Forbidden(
-                    "Only a GM rolls a number of dice; a player names attributes, skills, "
-                    "abilities or benefits of the sheet."
-                )
+        if name.isascii() and name.isdigit():  # the GM's (a player's: refused by .who)
             sources.append(Source(f"{int(name[:6])} dice", int(name[:6])))
             continue
         found = find_name(name, source_names(character), "source", "attributes and traits")
@@ -162,17 +157,6 @@ def sources_of(context: Context, character: Character, typed: Sequence[str]) -> 
     if len(set(seen)) != len(seen):
         raise RuleViolation("Name each source once.")
     return tuple(sources)
-
-
-def refuse_player_advantage(context: Context, pool: Pool) -> None:
-    """Advantage is the GM's to set (RULES.md §5.1: "set Tension / Advantage /
-    Disadvantage" is a GM verb); a player may still write his own Disadvantage."""
-    if pool.advantage and not context.by_gm:
-        raise Forbidden(
-            f"Only a GM gives Advantage (adv {pool.advantage}). Roll without it, or ask the "
-            f"GM: he gives it on the roll or as a standing Advantage ([[set {pool.actor} "
-            "advantage 1]])."
-        )
 
 
 def _standard(
@@ -294,7 +278,6 @@ def _remember_unredoable(context: Context, names: Iterable[str], kind: str) -> N
 def resolve_roll(request: Pool, context: Context, dice: DiceSource) -> Resolution:
     """A standard roll: hits on 4+, natural 6s explode; the Level table outside combat."""
     character = roller(context, request.actor, "roll")
-    refuse_player_advantage(context, request)
     side = side_of(context, character, request)
     rulings = rulings_of(context)
     roll = roll_pool(side.spec, dice, rulings, context.limits)
@@ -371,11 +354,9 @@ def resolve_quick(request: Pool, context: Context, dice: DiceSource) -> Resoluti
     clock = load_state(context).clock
     if scene_mode(clock) == Mode.COMBAT:
         raise RuleViolation("A quick roll is for unstructured play; this scene is combat.")
-    refuse_player_advantage(context, request)
     asked = context.table(QUICK_TABLE)
     key = character_key(character.name)
-    if not request.sources:
-        require_gm(context, "ask for a quick roll")
+    if not request.sources:  # the GM asks (a player's: refused by .who)
         asked.put(key, {"version": ROLL_VERSION, "scene": clock.scene.number})
         return Resolution("quick_asked", QuickAsked(character.name, clock.scene.number))
     if not context.by_gm:
@@ -404,7 +385,6 @@ def _sides(context: Context, pools: Sequence[Pool], doing: str) -> tuple[Side, .
     sides = []
     own = False
     for pool in pools:
-        refuse_player_advantage(context, pool)
         character: Character = find_character(context, pool.actor, doing)
         record = context.roster.record(character.name)
         if (record.get("owner") and not context.by_gm) or not record.get("approved"):
@@ -422,10 +402,6 @@ def _sides(context: Context, pools: Sequence[Pool], doing: str) -> tuple[Side, .
 
 def resolve_opposed(request: Opposed, context: Context, dice: DiceSource) -> Resolution:
     """Most hits wins; those tied for most reroll (R-43), or the GM awards it to all."""
-    if request.tie_all and not context.by_gm:
-        raise Forbidden(
-            "Only a GM may award a tie to all (tie=all), when the Reward is not mutually exclusive."
-        )
     sides = _sides(context, request.sides, "make an opposed roll")
     rulings = rulings_of(context)
     roll = roll_opposed(

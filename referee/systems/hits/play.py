@@ -90,8 +90,6 @@ def resolve_duel(request: DuelDeclare | DuelStep, context: Context, dice: DiceSo
     target: Character = find_character(context, request.target, "be challenged")
     if not context.roster.record(target.name).get("approved"):
         target = require_control(context, target.name, "be challenged")
-    if request.adjust and not context.by_gm:
-        raise Forbidden("Only a GM adjusts an NPC's duel dice (adjust N).")
     pool = side_of(context, initiator, Pool(initiator.name, request.sources), standard=False)
     rulings = rulings_of(context)
     initiator_dice = duels.duel_pool({s.name: s.dice for s in pool.sources}, limits=context.limits)
@@ -131,8 +129,6 @@ def _may_act(context: Context, name: str, doing: str) -> None:
 def _duel_step(request: DuelStep, context: Context, dice: DiceSource) -> Resolution:
     state = load_state(context)
     duel = duels.find_duel(state.duels, request.duel)
-    if request.timer is not None and not context.by_gm:
-        raise Forbidden("Only a GM chooses an NPC's resist timer (timer 4, 6 or 8).")
     if request.action == "defend":
         _may_act(context, duel.target, "name a duel pool")
         target: Character = context.roster.find(duel.target)

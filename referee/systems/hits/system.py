@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from referee.pipeline.campaign import SeedsCharacters
 from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb, approved_rows
 
-from . import gm, handlers, play, tags
+from . import gm, handlers, play, tags, who
 from .application import HitsSheet
 from .duels import Duel
 from .odds_cases import odds_cases
@@ -51,6 +51,8 @@ VERBS = (
         form="roll <character> <attribute> [+ skill, ability or benefit...] [adv N] [dis N]",
         help="a pool: hits on 4+, a natural 6 explodes; the Level table outside combat",
         example="roll Kara body + Swordsmanship adv 1",
+        player_options=who.PLAYER_OPTIONS,
+        gm_options=who.ROLL_OPTIONS,
     ),
     _verb(
         "allin",
@@ -70,6 +72,8 @@ VERBS = (
         form="quick <character> <source> [+ <source>...] [adv N] [dis N]",
         help="a quick roll: a die per source (two for 5+), no crits; 0 fail, 1 partial, 2+",
         example="quick Kara body + Swordsmanship",
+        player_options=who.PLAYER_OPTIONS,
+        gm_options=who.QUICK_OPTIONS,
     ),
     _verb(
         "opposed",
@@ -79,6 +83,8 @@ VERBS = (
         form="opposed <character> <sources> vs <character> <sources> [vs ...] [tie=all]",
         help="most hits wins; those tied for most reroll (a GM's tie=all gives it to all)",
         example="opposed Kara body vs Ogre body",
+        player_options=who.PLAYER_OPTIONS,
+        gm_options=who.OPPOSED_OPTIONS,
     ),
     _verb(
         "group",
@@ -88,6 +94,8 @@ VERBS = (
         form="group <character> <sources> & <character> <sources> [& ...]",
         help="everyone doing the same thing rolls; the roll with most hits counts",
         example="group Kara mind & Nova mind",
+        player_options=who.PLAYER_OPTIONS,
+        gm_options=who.GROUP_OPTIONS,
     ),
     _verb(
         "scene",
@@ -129,6 +137,8 @@ VERBS = (
         ),
         help="Influence for a duel (1; in combat 4 − Tension); the loser takes Stress or Wounds",
         example="duel Kara -> Ogre with body, Swordsmanship",
+        player_options=("later",),
+        gm_options=who.DUEL_OPTIONS,
     ),
     _verb(
         "stakes",

@@ -271,6 +271,7 @@ def parse_quick(rest: str, context: ParseContext) -> Pool:
 def parse_opposed(rest: str, context: ParseContext) -> Opposed:
     """``A ... vs B ... [vs C ...] [tie=all]``."""
     tie = re.search(r"(?:^|\s)tie\s*=\s*all\b", rest, re.I)
+    _once(rest, r"(?:^|\s)tie\s*=", "tie=all", OPPOSED_USAGE)
     text = re.sub(r"(?:^|\s)tie\s*=\s*all\b", " ", rest, flags=re.I)
     sides = [side for side in re.split(r"\s+vs\.?\s+", " " + text + " ", flags=re.I)]
     if len(sides) < 2:
@@ -307,6 +308,12 @@ def named_parser(usage: str, note: bool = False):
     return parse
 
 
+def _once(text: str, pattern: str, option: str, usage: str) -> None:
+    """Refuse ``option`` written twice (``pattern`` finds each), rather than one winning."""
+    if len(re.findall(pattern, text, re.I)) > 1:
+        raise TagError(f"Give {option} once.", usage)
+
+
 def _take_option(pattern: str, text: str) -> tuple[str, re.Match[str] | None]:
     match = re.search(pattern, text, re.I)
     return (text[: match.start()] + " " + text[match.end() :], match) if match else (text, None)
@@ -320,6 +327,8 @@ def parse_duel(rest: str, context: ParseContext) -> DuelDeclare | DuelStep:
     left, arrow, right = rest.partition("->")
     if not arrow:
         raise TagError("Write the duellists as Kara -> Ogre.", DUEL_USAGE)
+    _once(right, r"(?:^|\s)later\b", "later", DUEL_USAGE)
+    _once(right, r"(?:^|\s)adjust\b", "adjust", DUEL_USAGE)
     right, later = _take_option(r"(?:^|\s)later\s*$", right)
     right, adjust = _take_option(r"(?:^|\s)adjust\s*([+-]?[0-9]+)", right)
     parts = re.split(r"\s+with\s+", f" {right} ", maxsplit=1, flags=re.I)
@@ -341,6 +350,7 @@ def parse_duel(rest: str, context: ParseContext) -> DuelDeclare | DuelStep:
 
 
 def _duel_step(number: int, text: str, context: ParseContext) -> DuelStep:
+    _once(text, r"(?:^|\s)timer\b", "timer", DUEL_USAGE)
     text, timer = _take_option(r"(?:^|\s)timer\s*=?\s*([0-9]+)", text)
     segments = _number(timer.group(1), "timer", DUEL_USAGE, 0, 99) if timer else None
     words = text.split()
@@ -469,6 +479,12 @@ def parse_intermission(rest: str, context: ParseContext) -> Intermission:
         raise TagError(
             f"Name at most {context.limits.max_names_per_tag} characters.", INTERMISSION_USAGE
         )
+    folded = [name.casefold() for name in names]
+    twice = next(
+        (name for name, key in zip(names, folded, strict=True) if folded.count(key) > 1), ""
+    )
+    if twice:
+        raise TagError(f"Name {shorten(twice)} once.", INTERMISSION_USAGE)
     return Intermission(names)
 
 

@@ -221,14 +221,16 @@ def resolve_set(request: Edit, context: Context, dice: DiceSource) -> Resolution
     sheet, state = character.sheet, character.state
     ratings: dict[str, int] = {}
     points: int | None = None
+    named: set[str] = set()
     for key, value, relative in request.values:
+        thing = "points" if key in _POINTS else find_name(key, lists.every_name, "trait")
+        if thing in named:
+            raise RuleViolation(f"Name {thing} once, with its new value.")
+        named.add(thing)
         if key in _POINTS:
-            base = state.willpower_points if points is None else points
-            points = base + value if relative else value
+            points = state.willpower_points + value if relative else value
             continue
-        trait = find_name(key, lists.every_name, "trait")
-        base = ratings.get(trait, sheet.rating(trait))
-        ratings[trait] = base + value if relative else value
+        ratings[thing] = sheet.rating(thing) + value if relative else value
     shown: list[tuple[str, Any, Any]] = []
     if ratings:
         edit = edits.edit_traits(sheet, state, ratings, lists, context.by_gm)

@@ -11,9 +11,9 @@ Willpower's "one a turn" (R-32) is one point a turn per character, and a charact
 acts once a turn unless he declares several actions together (``act``, R-34); a
 reflexive roll does not count. The GM's verbs are in :mod:`.gm`.
 
-The seed gives the Narrator the last word on difficulty and builds every pool from
-the sheet, so a player may not set what only a GM does (:func:`refuse_gm_options`):
-a difficulty under the GM's standing one, a number of dice for a character, extra dice.
+What a player may not set (a difficulty under the GM's standing one, a number of dice
+for a character, extra dice) the verbs declare (:mod:`.who`), and the core refuses it
+before any resolver here runs.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from referee.base.dice import DiceSource
-from referee.base.errors import Forbidden, RuleViolation, UnknownName
+from referee.base.errors import RuleViolation, UnknownName
 from referee.resolve.tracker_verbs import TABLE as INITIATIVE
-from referee.system import Context, Resolution, require_control, require_gm
+from referee.system import Context, Resolution, require_control
 from referee.systems.changes import Change, find_name
 from referee.systems.roster import find_character
 
@@ -128,32 +128,6 @@ def _turn_words(turn: str, context: Context) -> str:
     return "in this post" if turn == context.post.fullname else "this round"
 
 
-def refuse_gm_options(context: Context, request: RollRequest, state: ThreadState) -> None:
-    """Refuse a player's roll that sets what only a GM may (the seed: the Narrator has the
-    last word on difficulty; a pool is the sheet's traits), saying why and who may."""
-    if context.by_gm:
-        return
-    name = request.roller
-    if name and request.pool.dice is not None:
-        raise Forbidden(
-            f"Only a GM may roll a number of dice for a character: {name}'s pool is the "
-            f"sheet's traits, like [[roll {name} dexterity+stealth]]. A pool for nobody, "
-            "[[roll 6]], is anyone's."
-        )
-    if name and request.pool.modifier > 0:
-        raise Forbidden(
-            f"Only a GM may add dice to a pool (+{request.pool.modifier}): the pool is the "
-            f"sheet's traits. Ask the GM, or roll [[roll {name} dexterity+stealth]]."
-        )
-    if state.difficulty is not None and (
-        request.difficulty is not None or request.difficulty_modifier
-    ):
-        raise Forbidden(
-            f"The GM set difficulty {state.difficulty} in this thread: only a GM may change "
-            "it for a roll. Roll without diff."
-        )
-
-
 def acting(
     context: Context, character: PoolCharacter | None, requests: list[RollRequest]
 ) -> tuple[Change, ...]:
@@ -217,7 +191,6 @@ def resolve_roll(request: Roll, context: Context, dice: DiceSource) -> Resolutio
     roll_request = _prepared(context, request.side.request, state)
     if character is not None:
         roll_request = replace(roll_request, roller=character.name)
-    refuse_gm_options(context, roll_request, state)
     table = engine_table(context, state)
     if request.task is None:
         verdict = engine_roll(roll_request, actor, table, dice)
@@ -252,8 +225,6 @@ def resolve_act(request: Act, context: Context, dice: DiceSource) -> Resolution:
         replace(_prepared(context, r, state), roller=character.name)
         for r in _with_attribute(request, table.traits)
     ]
-    for one in requests:
-        refuse_gm_options(context, one, state)
     verdict = engine_actions(requests, character.actor, table, dice)
     acted = acting(context, character, requests)
     store(context, character, verdict.changes + acted)
@@ -298,8 +269,7 @@ def _opponent(
     except UnknownName:
         if request.pool.dice is None:
             raise
-        require_gm(context, "roll a pool for someone without a sheet")
-        return None, name
+        return None, name  # the GM's: a player's is refused by who.RESIST_OPTIONS
 
 
 def resolve_resist(request: Resist, context: Context, dice: DiceSource) -> Resolution:
@@ -307,7 +277,6 @@ def resolve_resist(request: Resist, context: Context, dice: DiceSource) -> Resol
     state = thread_state(context)
     first = require_control(context, request.first.roller, "roll")
     first_request = replace(_prepared(context, request.first.request, state), roller=first.name)
-    refuse_gm_options(context, first_request, state)
     table = engine_table(context, state)
     if request.second is None:
         opponent = find_character(context, request.opponent, "be resisted")
@@ -333,7 +302,6 @@ def resolve_resist(request: Resist, context: Context, dice: DiceSource) -> Resol
         second_request = _prepared(context, request.second, state)
         second_name = second.name if second else nameless
         second_request = replace(second_request, roller=second_name)
-        refuse_gm_options(context, second_request, state)
         sides = [(first, first_request, first.name), (second, second_request, second_name)]
     return _resisted(context, state, table, sides, dice)
 

@@ -20,7 +20,7 @@ from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Ve
 from referee.systems.options import read_options
 from referee.systems.validation import problems_message
 
-from . import gm, handlers, odds, tags
+from . import gm, handlers, odds, tags, who
 from .character import PoolCharacter, PoolSheet
 from .contests import Contest, Task
 from .odds_cases import odds_cases
@@ -75,6 +75,8 @@ VERBS = (
         help="a d10 pool against a difficulty (default 6): successes, 1s cancel, botches",
         example="roll Kara dexterity+stealth diff 7",
         claims=tags.claims,
+        player_options=who.PLAYER_OPTIONS,
+        gm_options=who.ROLL_OPTIONS,
     ),
     _verb(
         "act",
@@ -84,6 +86,8 @@ VERBS = (
         form="act <character> [N or <attribute>]: <pool> [options], <pool> [options], ...",
         help="several actions in one turn: N actions lose N, N+1, ... dice (reflexive ones none)",
         example="act Dax 2: dexterity+brawl, dexterity+dodge",
+        player_options=who.PLAYER_OPTIONS,
+        gm_options=who.ACT_OPTIONS,
     ),
     _verb(
         "resist",
@@ -94,6 +98,8 @@ VERBS = (
         help="a resisted roll: the higher net wins the surplus; name only the opponent and "
         "his side rolls when it is declared",
         example="resist Kara dexterity+stealth vs Guard perception+alertness",
+        player_options=who.PLAYER_OPTIONS,
+        gm_options=who.RESIST_OPTIONS,
     ),
     _verb(
         "difficulty",

@@ -430,6 +430,10 @@ def _names(text: str, usage: str, context: ParseContext) -> tuple[str, ...]:
     names = tuple(collapse(n) for n in re.split(r",|\band\b", text) if collapse(n))
     if len(names) > context.limits.max_names_per_tag:
         raise TagError(f"At most {context.limits.max_names_per_tag} names.", usage)
+    folded = [name.casefold() for name in names]
+    twice = next((n for n, key in zip(names, folded, strict=True) if folded.count(key) > 1), None)
+    if twice is not None:
+        raise TagError(f"Name {shorten(twice)} once.", usage)
     return tuple(name_argument(n, "team member", usage, context.limits) for n in names)
 
 
@@ -441,6 +445,9 @@ def parse_task(rest: str, context: ParseContext) -> OpenTask:
         collapse(rest),
         re.I | re.S,
     )
+    for word in ("target", "turns"):
+        if len(re.findall(rf"\b{word}\s+[+-]?[0-9]", collapse(rest), re.I)) > 1:
+            raise TagError(f"Give {word} once.", TASK_USAGE)
     if match is None:
         raise TagError("Name the task, then target N.", TASK_USAGE)
     name = name_argument(match["name"], "task", TASK_USAGE, context.limits)
@@ -459,6 +466,8 @@ def parse_contest(rest: str, context: ParseContext) -> OpenContest:
     )
     if match is None:
         raise TagError("Name the two sides with vs between them, then target N.", CONTEST_USAGE)
+    if len(re.findall(r"\btarget\s+[+-]?[0-9]", collapse(rest), re.I)) > 1:
+        raise TagError("Give target once.", CONTEST_USAGE)
     sides = _VS.split(" " + match["sides"] + " ", maxsplit=1)
     if len(sides) != 2:
         raise TagError("Put vs between the two sides.", CONTEST_USAGE)

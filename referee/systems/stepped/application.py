@@ -55,6 +55,14 @@ SHEET_FORM = (
 _SCALARS = {"name", "race", "background", "armour", "armor", "named", "kind"}
 _STATS = {"strength", "agility", "endurance", "perception", "str", "agi", "end", "per"}
 _FULL_STAT = {"str": "strength", "agi": "agility", "end": "endurance", "per": "perception"}
+_LISTED = {"weapon", "magic", "technique", "trait"}  # keys a sheet may give on several lines
+# Keys naming the same field: a sheet gives each field once.
+_ONE_FIELD = {
+    **_FULL_STAT,
+    "armor": "armour",
+    "tough": "wounds_survived",
+    "survives": "wounds_survived",
+}
 _KEYS = {
     *_STATS,
     *_SCALARS,
@@ -176,6 +184,7 @@ def parse_sheet(
         raise UserError(
             f"This sheet has {len(lines)} lines; a sheet may have at most {MAX_SHEET_LINES}."
         )
+    given: dict[str, int] = {}  # a field written once -> its line
     for number, raw in enumerate(lines, start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -185,6 +194,15 @@ def parse_sheet(
             problems.append(f"Line {number} is not `key: value`.")
             continue
         key, value = match.group(1).strip().casefold().replace(" ", "_"), match.group(2)
+        field = _ONE_FIELD.get(key, key)
+        if field in given:
+            problems.append(
+                f"Line {number}: {field.replace('_', ' ')} is given on line {given[field]} "
+                "already; write it once."
+            )
+            continue
+        if key in _KEYS and key not in _LISTED:
+            given[field] = number
         try:
             _read_line(record, key, value, number, problems, limits)
         except UserError as error:

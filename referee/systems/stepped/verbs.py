@@ -230,6 +230,8 @@ def _attack_parser(verb: str) -> Callable[[str, ParseContext], Attack]:
                     )
                 location = word
             elif word in ("unaware", "subdue"):
+                if word in flags:
+                    raise TagError(f"Give {word} once.", usage)
                 flags.add(word)
             elif word == "with":
                 start = i + 1

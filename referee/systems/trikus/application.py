@@ -118,6 +118,7 @@ item: Vibroblade (offensive, defensive)
             limits,
             lambda key, value: self._read(record, key, value, limits),
             required=("tier",),
+            repeatable=frozenset({"item", "equipment", "ally", "allies"}),
         )
         return record
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from referee.base.dice import DiceSource
-from referee.base.errors import Forbidden, RuleViolation
+from referee.base.errors import RuleViolation
 from referee.system import Change as VerdictChange
 from referee.system import Context, Resolution, require_control
 from referee.systems.roster import find_character
@@ -192,11 +192,6 @@ def _standing_words(words: str) -> str:
 def resolve_test_tag(request: Declare, context: Context, dice: DiceSource) -> Resolution:
     """One player against the thread's difficulty (or the GM's ``vs N``), in one post."""
     character: Character = require_control(context, request.actor, "test")
-    if request.gm_dice is not None and not context.by_gm:
-        raise Forbidden(
-            "Only a GM may set a test's difficulty (the GM's pool); test against the thread's "
-            "difficulty with [[test Kara]], or ask the GM for [[difficulty 2]]."
-        )
     record = thread_state(context)
     if record.get("waiting"):
         _check_free(record)

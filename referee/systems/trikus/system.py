@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from referee.pipeline.campaign import SeedsCharacters
-from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb
+from referee.system import CampaignFiles, Context, ExampleCampaign, GmOption, OddsCase, Verb
 
 from . import edits, gm_answers, opening, tags
 from .application import TrikusSheet
@@ -50,6 +50,7 @@ VERBS = (
         form=f"declare <character> [{POLICY_WORDS}]",
         help="declares into the open test or fight round; the last declaration resolves it",
         example="declare Ola morale=2 empower",
+        player_options=tuple(POLICY_WORDS.split("  ")),
     ),
     _verb(
         "go",
@@ -81,6 +82,19 @@ VERBS = (
         form=f"test <character> [vs <GM dice>] [{POLICY_WORDS}]",
         help="one player tests alone against the thread's difficulty, in one post",
         example="test Kara vs 3 line=2 negotiate=5",
+        player_options=tuple(POLICY_WORDS.split("  ")),
+        gm_options=(
+            GmOption(
+                "vs N",
+                lambda r: isinstance(r, tags.Declare) and r.gm_dice is not None,
+                "set a test's difficulty (the GM's pool)",
+                lambda r, c: (
+                    f"Test against the thread's difficulty with [[test {r.actor}]], "
+                    "or ask the GM for [[difficulty 2]]."
+                ),
+                example="test Kara vs 1",
+            ),
+        ),
     ),
     _verb(
         "answer",

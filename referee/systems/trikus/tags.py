@@ -198,9 +198,14 @@ def parse_open(rest: str, context: ParseContext) -> Open:
     difficulty: int | None = None
     gm_negotiate: int | None = None
     kept: list[str] = []
+    given: set[str] = set()
     for word in body.split():
         key, sep, value = word.partition("=")
         folded = key.casefold()
+        if folded in ("allies", "difficulty", "negotiate") and (sep or folded == "difficulty"):
+            if folded in given:
+                raise TagError(f"Give {folded} once.", OPEN_USAGE)
+            given.add(folded)
         if kind == "fight" and folded == "allies" and sep:
             allies = tuple(
                 name_argument(a, "ally", OPEN_USAGE, context.limits)

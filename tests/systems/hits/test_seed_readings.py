@@ -116,7 +116,7 @@ ADVANTAGE = [
 @pytest.mark.parametrize("text", ADVANTAGE)
 def test_the_owner_may_not_give_himself_advantage(campaign: Campaign, text: str) -> None:
     """RULES §5.1 makes Advantage a GM's: Kara's player is refused, told to ask the GM."""
-    with pytest.raises(Forbidden, match="Only a GM gives Advantage"):
+    with pytest.raises(Forbidden, match="Only a GM may give Advantage"):
         _tag(campaign, text, [6] * 60)
 
 

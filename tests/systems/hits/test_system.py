@@ -410,7 +410,7 @@ def test_gm_verbs_are_refused_to_players_with_the_reason(campaign: Campaign, tex
     ("text", "message"),
     [
         ("roll Kara luck", "not a source"),
-        ("roll Kara 5", "Only a GM rolls a number"),
+        ("roll Kara 5", "Only a GM may roll a number"),
         ("roll Kara", "Name what is rolled"),
         ("leave Kara", "combat action"),
         ("duel Kara -> Ogre with body", "in a scene"),

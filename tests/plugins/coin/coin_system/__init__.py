@@ -2,7 +2,8 @@
 
 A character has a ``luck`` counter (0-3, on the sheet; a GM changes it in play).
 ``[[flip Kara 3]]`` flips three coins (d2s, drawn in order; a 2 is heads) and adds her
-luck to the heads; ``[[luck Kara +1]]`` (GM only) changes her luck; the end of an
+luck to the heads (a GM's flip may add heads: ``[[flip Kara 3 +1]]``, an option a player
+may not set); ``[[luck Kara +1]]`` (GM only) changes her luck; the end of an
 encounter sets every character's luck back to the sheet's. Its rulings say how many
 coins a flip may hold. Written against :mod:`referee.system` only, as a third party
 would: it is found through the ``referee.systems`` entry point of its pyproject.toml.
@@ -25,6 +26,7 @@ from referee.system import (
     CampaignFiles,
     Context,
     ExampleCampaign,
+    GmOption,
     OddsCase,
     ParseContext,
     Resolution,
@@ -56,6 +58,7 @@ class Character:
 class Flip:
     actor: str
     coins: int
+    bonus: int = 0  # heads a GM adds
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,7 @@ class CoinSheet:
         raise UserError(f"'{amendment}' is not an amendment. Use: luck N.")
 
 
-FLIP_USAGE = "[[flip Kara 3]]"
+FLIP_USAGE = "[[flip Kara 3]] (a GM may add heads: [[flip Kara 3 +1]])"
 LUCK_USAGE = "[[luck Kara +1]]"
 
 
@@ -136,10 +139,11 @@ def _actor_and_number(rest: str, context: ParseContext, usage: str) -> tuple[str
 
 
 def parse_flip(rest: str, context: ParseContext) -> Flip:
-    actor, count = _actor_and_number(rest, context, FLIP_USAGE)
+    text, bonus = trailing_modifiers(" " + rest.strip(), FLIP_USAGE, context.limits)
+    actor, count = _actor_and_number(text, context, FLIP_USAGE)
     if not re.fullmatch("[0-9]{1,3}", count) or int(count) < 1:
         raise TagError(f"'{count[:20]}' is not a number of coins.", FLIP_USAGE)
-    return Flip(actor, int(count))
+    return Flip(actor, int(count), bonus)
 
 
 def parse_luck(rest: str, context: ParseContext) -> Luck:
@@ -155,9 +159,10 @@ def resolve_flip(request: Flip, context: Context, dice: DiceSource) -> Resolutio
         raise RuleViolation(f"A flip holds at most {context.rules.max_coins} coins.")
     faces = tuple(dice.roll(2) for _ in range(request.coins))
     luck = character.current_luck
-    heads = sum(face == 2 for face in faces) + luck
+    added = luck + request.bonus
+    heads = sum(face == 2 for face in faces) + added
     chance = sum(
-        (_heads(request.coins)[n] for n in range(request.coins + 1) if n + luck >= heads),
+        (_heads(request.coins)[n] for n in range(request.coins + 1) if n + added >= heads),
         Fraction(0),
     )
     return Resolution("flip", FlipResult(character.name, faces, luck, heads), chance)
@@ -189,6 +194,15 @@ class Coin:
             help="flips coins; heads plus the character's luck",
             example="flip Kara 3",
             usage_text=FLIP_USAGE,
+            gm_options=(
+                GmOption(
+                    "+N",
+                    lambda request: isinstance(request, Flip) and request.bonus > 0,
+                    "add heads to a flip",
+                    "Flip without +N: the heads and the character's luck count.",
+                    example="flip Kara 3 +1",
+                ),
+            ),
         ),
         Verb(
             "luck",

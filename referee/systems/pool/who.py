@@ -1,0 +1,128 @@
+"""Who may set what in a ``pool`` tag: the options only a GM may set.
+
+The seed gives the Narrator the last word on difficulty ("O Narrador tem a palavra final
+sobre a dificuldade") and builds every pool from the sheet's traits ("um dado para cada
+nível"), so a player may not set, for his character:
+
+* a number of dice instead of traits (``roll Kara 10``), nor a side without a sheet
+  (``resist Kara wits vs the door 5``, the GM's);
+* extra dice (``roll Kara wits +3``); taking dice away is his to do;
+* a difficulty, once the GM set a standing one in the thread (``diff 3`` under his 9).
+  Without one, a player writes the difficulty the GM named in the thread for his roll.
+
+The core refuses these before the resolver runs (:class:`referee.system.GmOption`).
+
+>>> from .rolls import PoolSpec, RollRequest
+>>> roll = tags.Roll(tags.Side("Kara", RollRequest(PoolSpec((), 10), "Kara")))
+>>> [option.name for option in ROLL_OPTIONS if option.sets(roll)]
+['a number of dice']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from referee.system import Context, GmOption
+
+from . import tags
+from .rolls import RollRequest
+from .threads import THREADS
+
+PLAYER_OPTIONS = ("diff N (without the GM's standing one)", "-N dice", "willpower", "reflexive")
+
+
+def _sides(request: Any) -> Iterable[tuple[str, RollRequest]]:
+    """Each side a tag declares in full: (the name it rolls for, "" for nobody; its request)."""
+    if isinstance(request, tags.Roll):
+        yield request.side.roller, request.side.request
+    elif isinstance(request, tags.Act):
+        for one in request.requests:
+            yield request.roller, one
+    elif isinstance(request, tags.Resist):
+        yield request.first.roller, request.first.request
+        if request.second is not None:
+            yield request.opponent, request.second
+
+
+def _counted(request: Any) -> bool:
+    return any(named and side.pool.dice is not None for named, side in _sides(request))
+
+
+def _added(request: Any) -> bool:
+    return any(named and side.pool.modifier > 0 for named, side in _sides(request))
+
+
+def _difficulty(request: Any) -> bool:
+    return any(
+        side.difficulty is not None or side.difficulty_modifier for _, side in _sides(request)
+    )
+
+
+def _standing(context: Context) -> Any:
+    """The standing difficulty the GM set in the post's thread (None: none)."""
+    return (context.table(THREADS).get(context.post.thread) or {}).get("difficulty")
+
+
+def standing_difficulty(context: Context) -> bool:
+    """Whether the GM set a standing difficulty in the post's thread."""
+    return _standing(context) is not None
+
+
+def _roller(request: Any) -> str:
+    for named, _ in _sides(request):
+        if named:
+            return named
+    return "Kara"
+
+
+def _traits(request: Any) -> str:
+    name = _roller(request)
+    return f"{name}'s pool is the sheet's traits, like [[roll {name} dexterity+stealth]]"
+
+
+def _extra(request: Any) -> int:
+    return max((side.pool.modifier for named, side in _sides(request) if named), default=0)
+
+
+def _options(counted: str, added: str, diff: str) -> tuple[GmOption, ...]:
+    return (
+        GmOption(
+            "a number of dice",
+            _counted,
+            "roll a number of dice for a character, or for someone without a sheet",
+            lambda r, c: f"{_traits(r)}; a pool for nobody, [[roll 6]], is anyone's.",
+            example=counted,
+        ),
+        GmOption(
+            "+N dice",
+            _added,
+            "add dice to a pool",
+            lambda r, c: f"Roll without +{_extra(r)} (the GM may give it): {_traits(r)}.",
+            example=added,
+        ),
+        GmOption(
+            "diff N",
+            _difficulty,
+            "change the difficulty the GM set for this thread",
+            lambda r, c: f"Roll without diff: his difficulty {_standing(c)} applies.",
+            example=diff,
+            setup=("difficulty 9",),
+            applies=standing_difficulty,
+        ),
+    )
+
+
+ROLL_OPTIONS = _options(
+    "roll Kara 9", "roll Kara dexterity+stealth +2", "roll Kara dexterity+stealth diff 3"
+)
+ACT_OPTIONS = _options(
+    "act Dax 2: 9, 9",
+    "act Dax 2: dexterity+brawl+2, dexterity+dodge",
+    "act Dax 2: dexterity+brawl diff 3, dexterity+dodge",
+)
+RESIST_OPTIONS = _options(
+    "resist Kara dexterity+stealth vs the door 5",
+    "resist Kara dexterity+stealth+3 vs Guard perception+alertness",
+    "resist Kara dexterity+stealth diff 3 vs Guard perception+alertness",
+)

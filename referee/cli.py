@@ -18,7 +18,7 @@ from tqdm import tqdm
 from referee.base.dice import DiceSource, GivenDice, SeededDice, SystemDice
 from referee.base.errors import ConfigError, OperatorError, UserError
 from referee.base.posts import Post, post_link, safe_text
-from referee.live import backups, ledger_commands, operate, shell
+from referee.live import backups, host_service, ledger_commands, operate, shell
 from referee.live.operate import reading
 from referee.live.shell_requests import SHELL_GM
 from referee.pipeline.batch import batch_markdown, load_thread, run_batch
@@ -182,6 +182,17 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="FILE",
         help="also write the log to FILE, rotated at 10 MB, the last 5 kept (FILE.1 ... FILE.5)",
+    )
+    hosting = commands.add_parser(
+        "host", help="serve many campaign folders from one process (one budget per account)"
+    )
+    hosting.add_argument(
+        "host_file", type=Path, help="the host file (accounts and campaign folders)"
+    )
+    hosting.add_argument(
+        "--reload",
+        action="store_true",
+        help="ask the running host to read the host file again (campaigns added or taken out)",
     )
     return parser
 
@@ -423,6 +434,7 @@ COMMANDS = {
     "backup": backups.backup,
     "restore": backups.restore,
     "run": operate.run,
+    "host": host_service.host,
     "status": operate.status,
     "approve": shell.decide,
     "reject": shell.decide,

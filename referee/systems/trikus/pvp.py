@@ -39,14 +39,13 @@ Dice order: each throw the second player's die first (the GM's place), then the 
 from __future__ import annotations
 
 from dataclasses import replace
-from fractions import Fraction
 
 from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation
 from referee.base.limits import DEFAULT_LIMITS, Limits
+from referee.systems.trikus.chance import duel_chances
 from referee.systems.trikus.changes import Change, ChangeKind
-from referee.systems.trikus.duel import GM, DieKind, Entrant, PairEnd, play
-from referee.systems.trikus.odds import OddsTooCostly, end_chances
+from referee.systems.trikus.duel import GM, DieKind, play
 from referee.systems.trikus.opposed import (
     _FLIP,
     Declarations,
@@ -127,7 +126,9 @@ def resolve_pvp(
         gm_negotiate=second.policy.negotiate,
         gm_asks=not first.policy.accept,
     )
-    chance_first, chance_second = _chances(pool, entrant, rulings, with_odds)
+    chance_first, chance_second = (
+        duel_chances(pool, entrant, rulings, limits) if with_odds else (None, None)
+    )
     consent = Consent.ALWAYS if second.policy.accept else Consent.ASK
     duel = play(pool, (entrant,), dice, replace(rulings, negotiation_consent=consent), answers)
     if duel.pending is not None:
@@ -157,16 +158,3 @@ def resolve_pvp(
         ),
     )
     return TestResult(pool, (first, second), duel, participants, tuple(ledger.changes))
-
-
-def _chances(
-    pool: int, entrant: Entrant, rulings: Rulings, wanted: bool
-) -> tuple[Fraction | None, Fraction | None]:
-    """Each side's exact chance of Success (the first's pair won; lost or escaped from)."""
-    if not wanted:
-        return None, None
-    try:
-        ends = end_chances(pool, (entrant,), rulings)
-    except OddsTooCostly:
-        return None, None
-    return ends[PairEnd.WON][0], ends[PairEnd.LOST][0] + ends[PairEnd.ESCAPED][0]

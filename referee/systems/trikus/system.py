@@ -18,6 +18,7 @@ from referee.system import CampaignFiles, Context, ExampleCampaign, GmOption, Od
 
 from . import edits, gm_answers, opening, tags
 from .application import TrikusSheet
+from .chance import describe
 from .changes import ChangeKind
 from .odds_cases import odds_cases
 from .party import PARTY_KEY, PARTY_TABLE, THREADS
@@ -404,7 +405,7 @@ class Trikus(SeedsCharacters):
         return ("equipment", "dark_sides") if rules.gm_blind_dark else ("equipment",)
 
     def template_helpers(self) -> Mapping[str, Any]:
-        return {"change_kinds": ChangeKind}
+        return {"change_kinds": ChangeKind, "chance": describe}
 
     def odds_cases(self) -> Iterable[OddsCase]:
         return odds_cases()

@@ -333,6 +333,7 @@ class Context:
     campaign_name: str = ""  # config.toml's [campaign] name
     npc_stats: str = "shown"  # config.toml's [roster] npc_stats: "shown" or "hidden"
     next_by: str = "turn"  # config's [initiative] next_by: who may write [[next]] besides a GM
+    pace: Any = None  # config's [pace]: turn deadlines (a referee.resolve.pace.PaceConfig)
     roll_id: str = ""  # the id the verdict of the tag being resolved carries ("" outside a post)
 
     @property

@@ -13,8 +13,9 @@ Scenarios:
             GMs' secret rolls by private message, and edits of answered posts of the
             last ten minutes that change their tags (the reply gets the edited note)
             (a post counts as "active game" when the worker had answered a tagged post
-            in the five minutes before it; the posts of the session's opening minute
-            are listed apart, as their wait is the idle interval's)
+            in the five minutes before it; the posts before that are listed apart, as
+            their wait is the idle interval's, and so are the posts that queue behind
+            them while the worker catches up)
     quiet   ``--quiet`` times: an hour of silence, then one tagged comment
     burst   100 tagged comments within one minute
 
@@ -24,7 +25,8 @@ idle, busy and in the busiest minute, as a share of Reddit's 100.
 
     .venv/bin/python bench/latency.py [--minutes 30] [--quiet 10] [--subreddits 1]
         [--seed 22] [--request-seconds 0.3] [--poll 60] [--reddit "active_poll_seconds = 3"]
-    .venv/bin/python bench/latency.py --grid --minutes 10   # the worst setting too
+        [--watched 0]
+    .venv/bin/python bench/latency.py --grid --minutes 30   # the worst setting too
 
 ``--grid`` runs the active game at each setting of a grid over the allowed range of
 the ``[reddit]`` keys (``GRID_*`` below) and names the setting with the worst p95.
@@ -41,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.pipeline.campaign import MAX_ACTIVE_POLL, comment_sources_allowed
 from referee.testing.reddit_server import FakeReddit
 from referee.testing.worker import Live, Step, fake_reddit
 
@@ -53,6 +56,7 @@ RATES = {"comment": 3.0, "submission": 0.3, "secret": 0.5, "edit": 0.5}
 EDIT_WITHIN = 600.0
 # A post counts as "while active" when a tagged post was answered this recently.
 ACTIVE_WINDOW = 300.0
+ELSEWHERE = "elsewhere"  # a subreddit the bot does not watch, but some threads of it
 
 
 @dataclass
@@ -93,12 +97,19 @@ class Table:
         extra: str,
         pace: float,
         poll: int = 60,
+        watched: int = 0,
     ):
         self.server = server
         self.subs = subs
+        self.threads = [server.submit(sub, GM, "Scene", "The scene opens.") for sub in subs]
+        # Threads of a subreddit the bot does not watch, each watched on its own.
+        server.add_subreddit(ELSEWHERE, moderators=[GM])
+        self.watched = [server.submit(ELSEWHERE, GM, f"Side {n}", "Go.") for n in range(watched)]
+        if self.watched:
+            names = ", ".join(f'"{t[3:]}"' for t in self.watched)
+            extra += f"threads = [{names}]\n"
         self.live = Live(server, folder, extra, subreddits=subs, poll=poll)
         self.request_seconds = pace
-        self.threads = [server.submit(sub, GM, "Scene", "The scene opens.") for sub in subs]
 
     @property
     def now(self) -> float:
@@ -143,6 +154,7 @@ def active(table: Table, minutes: float, chance: random.Random) -> Run:
         thread = table.threads[table.subs.index(sub)]
         roll = f"[[roll 1d{chance.randint(4, 20)}+{chance.randint(0, 3)}]]"
         if kind == "comment":
+            thread = chance.choice([thread, *table.watched])
             post = server.comment(thread, f"player{chance.randint(1, 6)}", f"I try {roll}")
             answered[post] = server.clock.now()
         elif kind == "submission":
@@ -166,6 +178,7 @@ def active(table: Table, minutes: float, chance: random.Random) -> Run:
     run.requests = sum(s.requests for s in run.steps if s.started < end)
     run.minutes = minutes
     verdicts: list[float] = []  # when tagged posts were answered, so far
+    openers: list[tuple[float, float]] = []  # session openers: when posted, when answered
     for kind, post, when in arrivals:
         if kind == "edit":
             (reply,) = [c for c in server.replies_to(post) if c["author"] == server.bot]
@@ -177,13 +190,20 @@ def active(table: Table, minutes: float, chance: random.Random) -> Run:
         run.unanswered += not answers
         if not answers:
             print(f"unanswered: {kind} {post} at {when - start:.0f} s")
+            continue
         # Active: the worker had answered a tagged post in the last five minutes. The
-        # posts before that wait as after a quiet spell (at most poll_seconds).
+        # posts before that wait as after a quiet spell (at most poll_seconds), and so
+        # do those that queue behind them while the worker catches up.
         is_active = any(when - ACTIVE_WINDOW <= t <= when for t in verdicts)
-        if answers:
-            label = kind if is_active else "session opener"
-            run.delays.setdefault(label, []).append(answers[0] - when)
-            verdicts.append(answers[0])
+        if not is_active:
+            openers.append((when, answers[0]))
+            label = "session opener"
+        elif any(posted < when < answered for posted, answered in openers):
+            label = "catching up"
+        else:
+            label = kind
+        run.delays.setdefault(label, []).append(answers[0] - when)
+        verdicts.append(answers[0])
     return run
 
 
@@ -242,7 +262,9 @@ def burst(table: Table, chance: random.Random) -> Run:
 def _scenario(name: Callable[..., object], args: argparse.Namespace, *extra_args: object) -> object:
     subs = [f"table{n}" for n in range(args.subreddits)]
     with fake_reddit(subs, moderators=(GM,)) as server, tempfile.TemporaryDirectory() as tmp:
-        table = Table(server, Path(tmp), subs, args.reddit, args.request_seconds, args.poll)
+        table = Table(
+            server, Path(tmp), subs, args.reddit, args.request_seconds, args.poll, args.watched
+        )
         try:
             return name(table, *extra_args, random.Random(args.seed))
         finally:
@@ -261,12 +283,15 @@ def _row(label: str, values: list[float]) -> str:
 
 
 # The grid of [reddit] settings --grid walks: the ends and the middle of each key's
-# allowed range (poll_seconds from 5, active_poll_seconds from 2 up to poll_seconds,
-# budget_share from 0.2 to 1), with the default cadences and with every read each interval.
+# allowed range (poll_seconds from 5, with no upper limit: 300 stands for a slow idle
+# pace; active_poll_seconds from 2 to 12, at most poll_seconds; budget_share from 0.2
+# to 1), with the default reads of the subreddits alone, or with every read each
+# interval and as many watched threads as the share allows (one source of new
+# comments per 0.2 of budget_share, the subreddits' listing counting as one).
 GRID_POLL = (5, 60, 300)
-GRID_ACTIVE = (2, 5, 15)
+GRID_ACTIVE = (2, 5, MAX_ACTIVE_POLL)
 GRID_SHARE = (0.2, 0.6, 1.0)
-GRID_EVERIES = ("", "submissions_every = 1\ninbox_every = 1\nedits_every = 1\n")
+EVERY_READ = "submissions_every = 1\ninbox_every = 1\nedits_every = 1\n"
 
 
 def _p95(values: list[float]) -> float:
@@ -274,35 +299,50 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] if values else 0.0
 
 
+def _cell(values: list[float]) -> str:
+    return f"{_p95(values):.1f}" if values else "-"
+
+
 def grid(args: argparse.Namespace) -> None:
-    """The active game at each setting of the grid: p95 and max of comments, and the worst."""
+    """The active game at each setting of the grid: p95 of each kind of post, and the worst."""
     print(f"{args.minutes:.0f}-minute active game at each setting, seed {args.seed}\n")
     print(
-        "| poll | active | share | every read each interval | comments | p95 | max | unanswered |"
+        "| poll | active | share | every read, most threads | comments | p95 | max "
+        "| submissions p95 | secret rolls p95 | edits p95 | catching up max | unanswered |"
     )
-    print("|---:|---:|---:|---|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     worst: tuple[float, str] = (0.0, "")
     for poll in GRID_POLL:
         for active_seconds in sorted({min(a, poll) for a in GRID_ACTIVE}):
             for share in GRID_SHARE:
-                for everies in GRID_EVERIES:
+                for busy in (False, True):
                     args.poll = poll
                     args.reddit = (
-                        f"active_poll_seconds = {active_seconds}\nbudget_share = {share}\n"
-                        + everies
+                        f"active_poll_seconds = {active_seconds:g}\nbudget_share = {share}\n"
                     )
+                    args.watched = 0
+                    if busy:
+                        args.reddit += EVERY_READ
+                        args.watched = comment_sources_allowed(share) - 1
                     game = _scenario(active, args, args.minutes)
                     assert isinstance(game, Run)
-                    delays = game.delays.get("comment", [])
+                    comments = game.delays.get("comment", [])
                     label = (
-                        f"| {poll} | {active_seconds} | {share} | {'yes' if everies else 'no'} |"
+                        f"| {poll} | {active_seconds:g} | {share} | "
+                        f"{f'yes, {args.watched}' if busy else 'no'} |"
                     )
+                    catching = game.delays.get("catching up", [])
                     print(
-                        f"{label} {len(delays)} | {_p95(delays):.1f} "
-                        f"| {max(delays, default=0.0):.1f} | {game.unanswered} |",
+                        f"{label} {len(comments)} | {_p95(comments):.1f} "
+                        f"| {max(comments, default=0.0):.1f} "
+                        f"| {_cell(game.delays.get('submission', []))} "
+                        f"| {_cell(game.delays.get('secret', []))} "
+                        f"| {_cell(game.delays.get('edit', []))} "
+                        f"| {max(catching, default=0.0):.1f} "
+                        f"| {game.unanswered + game.doubled} |",
                         flush=True,
                     )
-                    worst = max(worst, (_p95(delays), label))
+                    worst = max(worst, (_p95(comments), label))
     print(f"\nworst p95 of comments in an active game: {worst[0]:.1f} s at {worst[1]}")
 
 
@@ -315,6 +355,9 @@ def main() -> None:
     parser.add_argument("--request-seconds", type=float, default=0.3)
     parser.add_argument("--reddit", default="", help="lines for config.toml's [reddit]")
     parser.add_argument("--poll", type=int, default=60, help="[reddit] poll_seconds")
+    parser.add_argument(
+        "--watched", type=int, default=0, help="threads of another subreddit to watch"
+    )
     parser.add_argument(
         "--grid", action="store_true", help="the active game over a grid of [reddit] settings"
     )
@@ -341,6 +384,7 @@ def main() -> None:
         "secret": "secret roll by private message, active game",
         "edit": "edit noted in the reply, active game",
         "session opener": "posts before the game's first verdict",
+        "catching up": "posts while the bot answers those",
     }
     for kind, label in labels.items():
         print(_row(label, game.delays.get(kind, [])))

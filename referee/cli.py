@@ -11,20 +11,20 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from tqdm import tqdm
 
-from referee.base.dice import DiceSource, GivenDice, SeededDice, SystemDice, commitment
-from referee.base.errors import ConfigError, OperatorError, StoreError, UserError
+from referee.base.dice import DiceSource, GivenDice, SeededDice, SystemDice
+from referee.base.errors import ConfigError, OperatorError, UserError
 from referee.base.posts import Post, post_link, safe_text
-from referee.live import operate, shell
+from referee.live import ledger_commands, operate, shell
 from referee.live.operate import reading
 from referee.live.shell_requests import SHELL_GM
 from referee.pipeline.batch import batch_markdown, load_thread, run_batch
-from referee.pipeline.campaign import Campaign, find_config, load_config, load_secret
+from referee.pipeline.campaign import Campaign
 from referee.pipeline.flow import Referee
-from referee.pipeline.new import commitment_mismatch, new_campaign, new_campaign_report
+from referee.pipeline.new import new_campaign, new_campaign_report
 from referee.pipeline.session import Session
 from referee.pipeline.tag import verdict_for
 from referee.read.tags import Tag, find_tags, near_miss_problems
@@ -33,7 +33,6 @@ from referee.render.terminal import FORMATS, plain_text, shown
 from referee.resolve.dispatch import verbs_for
 from referee.resolve.lookup import pending_applications
 from referee.resolve.verdicts import Reply
-from referee.store.ledger import verify
 from referee.store.records import GONE_KINDS, ledger_history, result_words
 from referee.system import ParseContext, installed_systems, load_system
 
@@ -87,6 +86,23 @@ def _parser() -> argparse.ArgumentParser:
         "--chain-only",
         action="store_true",
         help="check only the hash chain (for players before the secret is revealed)",
+    )
+    check.add_argument(
+        "--ledger",
+        type=Path,
+        metavar="FILE",
+        help="check a public ledger (`referee export --public`) instead: no campaign needed",
+    )
+    export = commands.add_parser(
+        "export", help="write the public ledger: the rows a player may see, for verify --ledger"
+    )
+    export.add_argument(
+        "--public", type=Path, metavar="FILE", required=True, help="the file to write"
+    )
+    export.add_argument(
+        "--with-private",
+        action="store_true",
+        help="show the GMs' secret rolls too (at the end, if you choose to reveal them)",
     )
     approve = commands.add_parser(
         "approve", help="approve a character application, as a GM (the bot answers it)"
@@ -321,47 +337,6 @@ def cmd_systems(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    config = load_config(find_config(args.campaign))
-    secret: bytes | None = None
-    if args.secret_file:
-        secret = args.secret_file.read_bytes().strip()
-    elif not args.chain_only:
-        try:
-            secret = load_secret(config).value
-        except ConfigError as error:
-            raise ConfigError(error.message + " Or run `referee verify --chain-only`.") from error
-    with reading(args, config) as campaign:
-        try:  # every batch of the journal against its commit line (posts, sheet changes)
-            campaign.store.audit()
-            damage = ""
-        except StoreError as error:
-            damage = error.message
-        report = verify(campaign.store.ledger, secret, config.secret_sha256 or None)
-    if damage:
-        print(f"MISMATCH journal: {damage}")
-    if secret is not None:
-        print(f"secret sha256: {commitment(secret)}")
-    if report.commitment_ok is False and secret is not None:
-        print(commitment_mismatch(secret, config.secret_sha256, args.secret_file or config))
-    for mismatch in report.mismatches:
-        print(f"MISMATCH {mismatch.roll_id}: {mismatch.reason}")
-    what = (
-        f"{report.dice_checked} rows' dice re-derived" if secret else "dice not checked (no secret)"
-    )
-    private = f" ({report.private} of them private)" if report.private else ""
-    print(
-        f"{report.rows} ledger rows{private}: chain checked, {what}; "
-        f"{'all consistent' if report.ok else f'{_mismatches(report)} mismatch(es)'}."
-    )
-    return EXIT_OK if report.ok and not damage else EXIT_TAG_ERRORS
-
-
-def _mismatches(report: Any) -> int:
-    """The dice mismatches, and the commitment if the secret's sha256 is not the published."""
-    return len(report.mismatches) + (report.commitment_ok is False)
-
-
 def cmd_history(args: argparse.Namespace) -> int:
     with reading(args) as campaign:
         ledger = campaign.store.ledger
@@ -431,7 +406,8 @@ COMMANDS = {
     "roll": cmd_roll,
     "characters": cmd_characters,
     "systems": cmd_systems,
-    "verify": cmd_verify,
+    "verify": ledger_commands.verify_command,
+    "export": ledger_commands.export,
     "run": operate.run,
     "status": operate.status,
     "approve": shell.decide,

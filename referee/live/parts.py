@@ -43,7 +43,10 @@ ACTIVE_HOLD = 300.0
 REPLY_MARGIN = 2.0
 # The most of the budget's sustained rate the periodic reads may take; the rest is for
 # replies. With many watched threads the active interval grows to keep to it.
-READ_SHARE = 0.5
+READ_SHARE = 0.6
+# The most of the reads' share the read of new comments may take while the game is active;
+# the other reads are spaced out first.
+LEAD_SHARE = 0.5
 # A private message with tags from someone who is not a GM gets this, once.
 PRIVATE_REFUSAL = (
     "Only a GM of {campaign} may roll in secret by private message, so nothing was "
@@ -57,6 +60,9 @@ PRIVATE_REFUSAL = (
 WIKI_REFUSED = (Failure.FORBIDDEN, Failure.NOT_FOUND, Failure.REJECTED, Failure.UNDELIVERABLE)
 WIKI_GIVE_UP = WIKI_REFUSED  # the GMs' page: never written where it cannot be private
 WIKI_RETRY = 900.0
+# Seconds from one edit of the roster pages to the next at least: the changes of a lively
+# game share an edit, and the wiki takes little of the budget the replies need.
+ROSTER_GAP = 60.0
 # What the GMs' page holds until the bot has made it moderators-only.
 GM_PAGE_PLACEHOLDER = (
     "*The GMs' roster: the referee bot writes it here once only moderators may read this page.*"

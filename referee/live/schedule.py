@@ -3,15 +3,18 @@
 Pure bookkeeping over times the caller passes in (seconds on any clock), so the worker's
 schedule runs the same on the wall clock and on a simulated one::
 
-    Budget     a token bucket that holds the worker to its share of Reddit's limit,
-               and slows it further when Reddit's x-ratelimit headers say the
-               account's window is running out (other tools of the account count too)
+    Budget     a token bucket that holds the worker to its share of Reddit's limit
+               (over Reddit's ten-minute window), and slows it further when Reddit's
+               x-ratelimit headers say the account's window is running out (other
+               tools of the account count too)
     Pace       the polling interval: ``active`` seconds while the game is active (a
                tagged post within ``hold`` seconds), then doubling at each quiet read
                back to ``idle``
     Cadence    one kind of read (new comments, new submissions, the inbox, the edit
                sweep): every ``every``-th poll interval, and, when ``capped``, never
                slower than the idle interval
+    Plan       the intervals fitted to the reads' share of the budget: new comments
+               first, the other reads spaced out to make room while the game is active
 
 >>> pace = Pace(active=5, idle=58, hold=300)
 >>> pace.activity(now=0.0)
@@ -25,11 +28,12 @@ schedule runs the same on the wall clock and on a simulated one::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-# Queries a minute Reddit allows an OAuth client (averaged over its ten-minute window).
+# Queries a minute Reddit allows an OAuth client, averaged over its window of WINDOW seconds.
 REDDIT_PER_MINUTE = 100
+WINDOW = 600.0
 # Requests the bucket holds when full: a read and the replies it found go out at once.
 BURST = 10
 # Requests of Reddit's window the worker leaves unspent: a restart's first look for
@@ -38,27 +42,30 @@ RESERVE = 10
 
 
 class Budget:
-    """At most ``per_minute`` requests in any minute, and never past Reddit's window.
+    """At most ``per_minute`` requests a minute over Reddit's window, and never past its count.
 
-    A token bucket of ``burst`` requests refilled at ``per_minute - burst`` a minute:
-    whatever the order of requests, any 60 seconds hold at most ``per_minute``.
+    Reddit averages its limit over a window of ten minutes, so that is what the share is
+    held to: a token bucket of ``burst`` requests refilled at ``per_minute`` a minute less
+    the burst spread over the window. Whatever the order of requests, any ten minutes
+    hold at most ten times ``per_minute`` (and any one minute ``per_minute + burst``).
 
     >>> budget = Budget(per_minute=60, burst=10)
     >>> budget.spend(0.0, 10)
-    >>> budget.ready_at(0.0)  # one request refills in 60 / 50 seconds
-    1.2
+    >>> budget.ready_at(0.0)  # one request refills in 600 / (600 - 10) seconds
+    1.0169491525423728
     >>> budget.observe(0.0, remaining=10.0, reset_seconds=300)  # Reddit's window is spent
     >>> budget.ready_at(0.0)
     300.0
     """
 
     def __init__(self, per_minute: float, *, burst: int = BURST, reserve: int = RESERVE) -> None:
-        if per_minute <= burst:
+        window_requests = per_minute * WINDOW / 60.0
+        if window_requests <= burst:
             raise ValueError(f"a budget of {per_minute} a minute leaves nothing past the burst")
         self.per_minute = per_minute
         self.burst = burst
         self.reserve = reserve
-        self.rate = (per_minute - burst) / 60.0  # requests a second, sustained
+        self.rate = (window_requests - burst) / WINDOW  # requests a second, sustained
         self._tokens = float(burst)
         self._at: float | None = None  # when the tokens were counted
         self.hold_until = 0.0  # Reddit's window is spent: nothing before its reset
@@ -91,7 +98,7 @@ class Budget:
         """Seconds the bucket takes, once empty, to allow ``requests`` more (its sustained pace).
 
         >>> Budget(per_minute=60, burst=10).request_seconds(2)
-        2.4
+        2.0338983050847457
         """
         return requests / self.rate
 
@@ -149,38 +156,92 @@ class Cadence:
     name: str
     every: int
     capped: bool  # never less often than the idle interval (a first post after a quiet spell)
+    requests: int = 1  # requests one read takes (new comments: one per listing and thread)
     last: float | None = None  # None: never ran, so due at once
 
-    def interval(self, pace: Pace) -> float:
-        """Seconds between two of these reads at the present pace."""
-        seconds = pace.interval * self.every
-        return min(seconds, pace.idle) if self.capped else seconds
+    def seconds(self, interval: float, idle: float) -> float:
+        """Seconds between two of these reads at a poll ``interval``."""
+        seconds = interval * self.every
+        return min(seconds, idle) if self.capped else seconds
 
-    def due(self, pace: Pace) -> float:
+    def interval(self, pace: Pace, least: float = 0.0) -> float:
+        """Seconds between two of these reads at the present pace, ``least`` at least."""
+        return max(least, self.seconds(pace.interval, pace.idle))
+
+    def due(self, pace: Pace, least: float = 0.0) -> float:
         """When this read is next due."""
-        return float("-inf") if self.last is None else self.last + self.interval(pace)
+        return float("-inf") if self.last is None else self.last + self.interval(pace, least)
 
 
-def reads_per_second(
-    interval: float, idle: float, cadences: Iterable[Cadence], requests: Mapping[str, int]
-) -> float:
+def reads_per_second(interval: float, idle: float, cadences: Iterable[Cadence]) -> float:
     """Requests a second the ``cadences`` ask at a poll ``interval`` (``idle`` caps them).
 
-    ``requests``: the requests one read of a cadence takes, by name (1 when not named).
-
-    >>> reads = [Cadence("comments", 1, capped=True), Cadence("new", 2, capped=True)]
-    >>> reads_per_second(5, 60, reads, {"comments": 2})  # 2 / 5 + 1 / 10
+    >>> reads = [Cadence("comments", 1, capped=True, requests=2), Cadence("new", 2, capped=True)]
+    >>> reads_per_second(5, 60, reads)  # 2 / 5 + 1 / 10
     0.5
-    >>> reads_per_second(5, 6, reads, {})  # the new submissions are capped at 6 s
-    0.3666666666666667
+    >>> reads_per_second(5, 6, reads)  # the new submissions are capped at 6 s
+    0.5666666666666667
     """
-    total = 0.0
-    for cadence in cadences:
-        seconds = cadence.every * interval
-        if cadence.capped:
-            seconds = min(seconds, idle)
-        total += requests.get(cadence.name, 1) / seconds
-    return total
+    return sum(cadence.requests / cadence.seconds(interval, idle) for cadence in cadences)
+
+
+class Plan:
+    """The reads' intervals within ``limit`` requests a second, the lead read first.
+
+    The lead read (new comments) sets how soon a post in a thread is answered, so it is
+    paced first: ``active`` seconds apart while the game is active, as asked unless it
+    alone would take more than ``lead_share`` of the limit. The trailing reads (new
+    submissions, the inbox, the edit sweep) take what the lead leaves: at a fast pace
+    they may be read less often than their ``every`` asks (:meth:`least`). The idle
+    interval holds every read to the limit at once.
+
+    >>> lead = Cadence("comments", 1, capped=True)
+    >>> trailing = [Cadence("new", 1, capped=True), Cadence("inbox", 1, capped=True)]
+    >>> plan = Plan(lead, trailing, limit=0.2, active=2.0, idle=58.0, lead_share=0.5)
+    >>> [plan.active, plan.idle]  # the lead alone: 1 request each 10 s
+    [10.0, 58.0]
+    >>> plan.least(10.0)  # the other two share the other 0.1 a second
+    20.0
+    >>> plan.least(58.0)  # idle, their own interval is slow enough
+    0.0
+    """
+
+    def __init__(
+        self,
+        lead: Cadence,
+        trailing: Iterable[Cadence],
+        *,
+        limit: float,
+        active: float,
+        idle: float,
+        lead_share: float,
+    ) -> None:
+        self.lead = lead
+        self.trailing = list(trailing)
+        self.limit = limit
+        everything = [lead, *self.trailing]
+        self.idle = fit_interval(idle, limit, lambda s: reads_per_second(s, s, everything))
+        alone = fit_interval(
+            min(active, self.idle), lead_share * limit, lambda s: lead.requests / s
+        )
+        self.active = min(self.idle, alone)
+        self._least: dict[float, float] = {}
+
+    def least(self, interval: float) -> float:
+        """The trailing reads' least interval at a poll ``interval`` (0: as they ask)."""
+        if interval not in self._least:
+            room = self.limit - self.lead.requests / interval
+
+            def load(least: float) -> float:
+                return sum(
+                    c.requests / max(least, c.seconds(interval, self.idle)) for c in self.trailing
+                )
+
+            fitted = 0.0
+            if self.trailing and load(interval) > room:
+                fitted = fit_interval(interval, max(room, 1e-6), load)
+            self._least[interval] = fitted
+        return self._least[interval]
 
 
 def fit_interval(least: float, limit: float, load: Callable[[float], float]) -> float:

@@ -15,6 +15,10 @@ from contextlib import suppress
 from datetime import datetime, timezone
 from types import FrameType
 
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.schedulers import SchedulerNotRunningError
+from apscheduler.schedulers.blocking import BlockingScheduler
+
 from referee.live.parts import (
     CycleReport,
 )
@@ -36,10 +40,6 @@ def serve(worker: Worker, *, stop: threading.Event | None = None) -> None:
     signal the scheduler stops taking jobs, the step in flight finishes, and this
     returns; the caller then closes (flushes) the store.
     """
-    from apscheduler.executors.pool import ThreadPoolExecutor
-    from apscheduler.schedulers import SchedulerNotRunningError
-    from apscheduler.schedulers.blocking import BlockingScheduler
-
     scheduler = BlockingScheduler(
         executors={"default": ThreadPoolExecutor(max_workers=1)},  # one job at a time
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},

@@ -6,6 +6,7 @@ import logging
 
 from referee.live.parts import (
     GM_PAGE_PLACEHOLDER,
+    ROSTER_GAP,
     WIKI_GIVE_UP,
     WIKI_REFUSED,
     WIKI_RETRY,
@@ -79,7 +80,8 @@ class PublishesRoster(WorkerParts):
         )
         self.store.flush(sync=False)
         self._roster_due = False
-        self._roster_retry_at = 0.0
+        # The next change waits a little, so a lively game's changes share an edit.
+        self._roster_retry_at = self.clock() + ROSTER_GAP
         report.roster_published = True
         log.info(
             "event=roster_published subreddit=%s page=%s%s",

@@ -1,8 +1,9 @@
 """The live worker: poll Reddit, referee each new post once, reply to it exactly once.
 
 The work is a handful of tasks, each due on its own clock. :meth:`Worker.step` runs the
-first task due, in this order, so a read is never held up by replies, the inbox by the
-edit sweep, and so on; every request is paid from the request budget
+first task due, in this order, but for one exception: a ready reply goes before every
+read but new comments'. So the read of new comments is never held up, the inbox is not
+held up by the edit sweep, and so on; every request is paid from the request budget
 (:mod:`referee.live.schedule`: a share of Reddit's limit, slower when Reddit's headers say
 the account's window runs low)::
 
@@ -26,19 +27,21 @@ the account's window runs low)::
                refereed posts (listings show only the newest edits); a known post whose
                ``edited`` is set is refereed again; the pipeline adds its note once
     reply      the oldest pending reply (a private message's too), else the next reply
-               to edit for the edited note: one a step, so the next read comes first;
-               but after a read, a ready reply goes before any read other than new
-               comments (reads and replies take turns: no reply is ever starved)
+               to edit for the edited note: one a step, so a read of new comments that
+               falls due comes next; it goes before the other reads (new, inbox, edits)
     roster     when anything was refereed: render the roster wiki page and edit it if
-               its text changed (a hash in the store); a 403 switches this off until
-               restart
+               its text changed (a hash in the store), ``ROSTER_GAP`` apart at least;
+               a 403 switches this off until restart
 
 The poll interval is ``active_poll_seconds`` while the game is active (a tagged post in
 the last ``ACTIVE_HOLD`` seconds) and doubles at each quiet read back to the idle
 interval, ``poll_seconds`` less ``REPLY_MARGIN``, so even after a quiet spell a post is
 answered within ``poll_seconds``; the new-submissions listing and the inbox are read at
-least that often too. Both intervals are raised when the reads would take more than
-``READ_SHARE`` of the budget, so the replies keep the rest (:meth:`Worker.reply_wait`).
+least that often too. The reads may take ``READ_SHARE`` of the budget, so the replies
+keep the rest (:meth:`Worker.reply_wait`); the read of new comments, which sets how
+soon a post in a thread is answered, ``LEAD_SHARE`` of that, and the other reads are
+spaced out first while the game is active (:class:`~referee.live.schedule.Plan`). The
+intervals are raised when even so the reads would take more.
 A read referees its new posts (newer than the source's cursor) in reading order
 through the same Referee as ``referee batch``; records, ledger rows and the advanced
 cursors land in one flush.
@@ -79,6 +82,7 @@ from typing import Any
 from referee.live.digest import TellsGMs
 from referee.live.parts import (
     ACTIVE_HOLD,
+    LEAD_SHARE,
     MAX_BACKOFF,
     OPEN_KEY,
     READ_SHARE,
@@ -98,8 +102,7 @@ from referee.live.schedule import (
     Budget,
     Cadence,
     Pace,
-    fit_interval,
-    reads_per_second,
+    Plan,
 )
 from referee.live.shell_requests import TakesShellRequests
 from referee.live.status import heartbeat_path, write_heartbeat
@@ -111,8 +114,8 @@ from referee.store.store import Store
 
 log = logging.getLogger(__name__)
 
-# The reads a ready reply goes before when a read went last (not new comments, which
-# keep their pace: the replies to what they find depend on them).
+# The reads a ready reply goes before (not new comments, which keep their pace: the
+# replies to what they find depend on them).
 YIELDING = (Task.NEW, Task.INBOX, Task.EDITS)
 
 
@@ -154,14 +157,14 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
         self._roster_due = True  # render once at start: a shell import may have changed it
         self._wiki_off = not config.wiki_page
         self._gm_wiki_off = not config.gm_wiki_page  # the GMs' page (moderators only)
-        self._roster_retry_at = 0.0  # after a failed edit of the page, not before this
+        self._roster_retry_at = 0.0  # after a failed or a recent edit of the page, not before this
         self.backoff_until = 0.0
         self._backoff_step = 0
         self._reddit_seconds = self._reddit_cpu_seconds = 0.0
         self.budget = Budget(config.budget_share * REDDIT_PER_MINUTE)
         self.cadences = self._cadences()
-        self._replies_turn = False  # the last step was a read: a ready reply goes next
-        self.pace = self._pace()
+        self.plan = self._plan()
+        self.pace = Pace(active=self.plan.active, idle=self.plan.idle, hold=ACTIVE_HOLD)
         self._sent = forum.usage().sent  # requests counted against the budget so far
         # Posts whose reply is not settled (or whose reply awaits the edited note), kept
         # in the store so that starting never reads every post.
@@ -181,49 +184,62 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
             Task.INBOX: self.config.inbox_every,
             Task.EDITS: self.config.edits_every,
         }
+        requests = {Task.COMMENTS: max(1, self._comments_requests)}
         return {
-            task: Cadence(task.value, every, capped=task is not Task.EDITS)
+            task: Cadence(
+                task.value, every, capped=task is not Task.EDITS, requests=requests.get(task, 1)
+            )
             for task, every in everies.items()
             if every
         }
 
-    def _pace(self) -> Pace:
-        """The poll intervals: as asked, unless the reads would take more than their share.
+    def _plan(self) -> Plan:
+        """The reads' intervals: as asked, unless the reads would take more than their share.
 
         The reads (the capped ones at least once an idle interval) may take READ_SHARE of
-        the budget's sustained rate, so the replies always have the rest: a small
+        the budget's sustained rate, so the replies always have the rest; new comments,
+        which set how soon a post in a thread is answered, may take LEAD_SHARE of that,
+        and the other reads are slowed first while the game is active. A small
         ``budget_share`` or ``poll_seconds``, or many watched threads, raise the
         intervals (with a warning) rather than starve the replies.
         """
-        limit = READ_SHARE * self.budget.rate
-        reads = list(self.cadences.values())
-        requests = {Task.COMMENTS.value: max(1, self._comments_requests)}
+        reads = dict(self.cadences)
+        lead = reads.pop(Task.COMMENTS)
         asked_idle = max(1.0, self.config.poll_seconds - REPLY_MARGIN)
-        idle = fit_interval(
-            asked_idle, limit, lambda seconds: reads_per_second(seconds, seconds, reads, requests)
-        )
-        asked = min(float(self.config.active_poll_seconds), idle)
-        active = min(
-            idle,
-            fit_interval(
-                asked, limit, lambda seconds: reads_per_second(seconds, idle, reads, requests)
-            ),
+        plan = Plan(
+            lead,
+            reads.values(),
+            limit=READ_SHARE * self.budget.rate,
+            active=float(self.config.active_poll_seconds),
+            idle=asked_idle,
+            lead_share=LEAD_SHARE,
         )
         for key, was, now in (
-            ("poll_seconds", asked_idle + REPLY_MARGIN, idle + REPLY_MARGIN),
-            ("active_poll_seconds", float(self.config.active_poll_seconds), active),
+            ("poll_seconds", asked_idle + REPLY_MARGIN, plan.idle + REPLY_MARGIN),
+            ("active_poll_seconds", float(self.config.active_poll_seconds), plan.active),
         ):
             if now > was:
                 log.warning(
                     "event=interval_raised key=%s asked=%.0f seconds=%.1f: the reads would "
-                    "take more than half the budget (budget_share = %s), leaving too little "
-                    "for the replies; raise budget_share or watch fewer threads to read faster",
+                    "take more than their share of the budget (budget_share = %s), leaving "
+                    "too little for the replies; raise budget_share or watch fewer threads "
+                    "to read faster",
                     key,
                     was,
                     now,
                     self.config.budget_share,
                 )
-        return Pace(active=active, idle=idle, hold=ACTIVE_HOLD)
+        least = plan.least(plan.active)
+        if least:
+            log.info(
+                "event=reads_spaced seconds=%.1f: while the game is active, new submissions, "
+                "the inbox and the edit sweep are read %.1f s apart at least, so that new "
+                "comments keep their pace within budget_share = %s",
+                least,
+                least,
+                self.config.budget_share,
+            )
+        return plan
 
     @property
     def _comments_requests(self) -> int:
@@ -233,13 +249,14 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
     def reply_wait(self, waiting: int = 1) -> float:
         """Seconds at most from a reply's being ready to its being posted, when the budget
         is spent and Reddit neither refuses nor holds the account: the ``waiting``-th
-        reply in line goes after ``waiting`` reads at most (reads and replies take
-        turns: only the read of new comments may go twice running), each paid at the
-        budget's sustained pace."""
-        # Ahead of a reply: a read of new comments and one other (the inbox's is two
-        # requests: read, then marked read), at most.
-        ahead = max(self._comments_requests, 1) + 2
-        return self.budget.request_seconds(waiting * (ahead + 1))
+        reply in line goes after the ``waiting - 1`` ahead of it and a read of new
+        comments before each at most (no other read goes before a ready reply), with
+        the read that made it ready still to be paid for; each request at the budget's
+        sustained pace."""
+        comments = max(self._comments_requests, 1)
+        # The read that made it ready: new comments and the new submissions it found
+        # unread (the inbox's is two requests: read, then marked read).
+        return self.budget.request_seconds((waiting + 1) * (comments + 1))
 
     # -- the schedule --------------------------------------------------------------
 
@@ -250,11 +267,8 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
             if now < self.backoff_until or self.budget.ready_at(now) > now:
                 return CycleReport(skipped=True)
             task = next((t for t in Task if self._due(t, now) <= now), None)
-            if task in YIELDING and self._replies_turn and self._due(Task.REPLY, now) <= now:
-                # A read went last: a ready reply goes before any read but new comments'.
-                task = Task.REPLY
-            if task is not None:
-                self._replies_turn = task is not Task.REPLY and task in self.cadences
+            if task in YIELDING and self._due(Task.REPLY, now) <= now:
+                task = Task.REPLY  # a ready reply goes before any read but new comments'
             return self._run([task] if task else [], one=True)
 
     def next_wake(self) -> float:
@@ -286,8 +300,10 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
     def _due(self, task: Task, now: float) -> float:
         """When ``task`` is next due; infinity when it has nothing to do."""
         never = float("inf")
-        if task in self.cadences:
+        if task is Task.COMMENTS:
             return self.cadences[task].due(self.pace)
+        if task in self.cadences:
+            return self.cadences[task].due(self.pace, self.plan.least(self.pace.interval))
         if task is Task.MODERATORS:
             if not self.subreddits:
                 return never

@@ -34,6 +34,11 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 CONFIG_NAME = "config.toml"
+# The slowest reads of new comments while a game is active, in seconds: a reply within 15 s.
+MAX_ACTIVE_POLL = 12.0
+# The share of Reddit's budget one source of new comments (the subreddits' listing, or a
+# watched thread) takes when read every active_poll_seconds.
+SHARE_PER_SOURCE = 0.2
 STORE_NAME = "store.json"
 
 
@@ -147,6 +152,38 @@ def _strings(value: Any, key: str, problems: list[str]) -> tuple[str, ...]:
     return ()
 
 
+def comment_sources_allowed(budget_share: float) -> int:
+    """How many sources of new comments the bot can read fast enough at ``budget_share``.
+
+    A source is the subreddits' listing (one request for all of them) or one watched
+    thread: each costs a request at every read of new comments. Each 0.2 of the share
+    pays for one, read every active_poll_seconds while a game is active, with room for
+    the other reads and the replies (:mod:`referee.live.worker` fits them).
+
+    >>> [comment_sources_allowed(share) for share in (0.2, 0.3, 0.6, 1.0)]
+    [1, 1, 3, 5]
+    """
+    return int(budget_share / SHARE_PER_SOURCE + 1e-9)
+
+
+def _comment_sources_problems(reddit: RedditConfig) -> list[str]:
+    sources = (1 if reddit.subreddits else 0) + len(reddit.threads)
+    allowed = comment_sources_allowed(reddit.budget_share)
+    if sources <= allowed:
+        return []
+    threads = allowed - (1 if reddit.subreddits else 0)
+    return [
+        f"reddit.threads: with budget_share = {reddit.budget_share:g} the bot can read new "
+        f"comments fast enough (a reply within 15 s) from {allowed} source"
+        f"{'s' if allowed > 1 else ''}, the subreddits' listing counting as one, and "
+        f"{len(reddit.threads)} watched thread{'s' if len(reddit.threads) != 1 else ''} "
+        f"{'and the subreddits make' if reddit.subreddits else 'make'} {sources}. Each "
+        f"watched thread costs a request at every read; watch at most {threads} "
+        f"thread{'s' if threads != 1 else ''} here, or raise budget_share (each 0.2 pays "
+        f"for one more)."
+    ]
+
+
 def load_config(path: Path) -> Config:
     """Read and check config.toml; raise ConfigError listing every problem."""
     try:
@@ -218,10 +255,10 @@ def load_config(path: Path) -> Config:
             "players see the stats of the GM's characters (their names and state are shown "
             "either way)."
         )
-    if reddit_config.moderators_refresh_hours <= 0:
+    if reddit_config.moderators_refresh_hours < 1:
         problems.append(
-            "reddit.moderators_refresh_hours must be more than 0; 6 re-reads the moderators "
-            "four times a day."
+            "reddit.moderators_refresh_hours must be 1 or more (hours); 6 re-reads the "
+            "moderators four times a day."
         )
     for key, least in (("edits_every", 0), ("inbox_every", 0), ("submissions_every", 1)):
         if getattr(reddit_config, key) < least:
@@ -232,16 +269,24 @@ def load_config(path: Path) -> Config:
             )
     if reddit_config.poll_seconds < 5:
         problems.append("reddit.poll_seconds must be at least 5, to respect Reddit's rate limits.")
-    if not 2 <= reddit_config.active_poll_seconds <= max(reddit_config.poll_seconds, 2):
+    if (
+        not 2
+        <= reddit_config.active_poll_seconds
+        <= min(MAX_ACTIVE_POLL, max(reddit_config.poll_seconds, 2))
+    ):
         problems.append(
-            "reddit.active_poll_seconds must be at least 2 and at most poll_seconds: the "
-            "seconds between reads while the game is active (5 answers within 15 s)."
+            f"reddit.active_poll_seconds must be from 2 to {MAX_ACTIVE_POLL:g}, and at most "
+            "poll_seconds: the seconds between reads of new comments while the game is "
+            f"active ({MAX_ACTIVE_POLL:g} at most keeps the replies within 15 s; 5 answers "
+            "within about 5 s)."
         )
     if not 0.2 <= reddit_config.budget_share <= 1:
         problems.append(
             "reddit.budget_share must be from 0.2 to 1: the share of Reddit's 100 requests a "
             "minute the bot may use (0.6 leaves 40 for other tools of the account)."
         )
+    else:
+        problems += _comment_sources_problems(reddit_config)
     initiative = document.get("initiative", {})
     next_by = str(initiative.get("next_by", "turn")) if isinstance(initiative, dict) else "turn"
     if next_by not in NEXT_BY:

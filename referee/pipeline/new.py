@@ -90,11 +90,13 @@ next_by = "turn"
 site = "referee"
 # Subreddits to watch, without r/ (for example ["my_referee_test"]).
 subreddits = []
-# Single threads to watch besides the subreddits (ids such as "1gq7xk2").
+# Single threads to watch besides the subreddits (ids such as "1gq7xk2"). Each 0.2 of
+# budget_share reads one source of new comments: the subreddits (together) or a thread.
 threads = []
 # The idle interval: a post is answered within it even after a quiet spell (at least 5).
 poll_seconds = 60
-# Seconds between reads of new comments while a tagged post is recent (2 to poll_seconds).
+# Seconds between reads of new comments while a tagged post is recent (2 to 12, and at
+# most poll_seconds): 95% of the replies in an active thread come within 15 s.
 active_poll_seconds = 5
 # The share of Reddit's 100 requests a minute the bot may use (0.2 to 1).
 budget_share = 0.6
@@ -104,7 +106,7 @@ submissions_every = 2
 inbox_every = 3
 # The 100 newest refereed posts are re-read for edits every Nth poll interval; 0: never.
 edits_every = 5
-# How often the moderators (the GMs) are read again, in hours.
+# How often the moderators (the GMs) are read again, in hours (at least 1).
 moderators_refresh_hours = 6
 # Publish the roster to this wiki page of the first subreddit; empty: never.
 wiki_page = ""

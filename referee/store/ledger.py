@@ -19,6 +19,8 @@ import orjson
 from referee.base.dice import Draw, HmacDice, commitment, replay_matches
 
 GENESIS = "0" * 64  # the "previous hash" of the first row
+WITHHELD = "withheld"  # a public ledger's stub for a row players may not see yet
+_STUB_KEYS = frozenset({WITHHELD, "prev", "hash"})  # all a stub holds
 
 
 def roll_id(post_fullname: str, tag_index: int) -> str:
@@ -126,6 +128,7 @@ class Report:
     mismatches: tuple[Mismatch, ...]
     commitment_ok: bool | None  # None when no commitment was published
     private: int = 0  # rows of secret rolls (left out of public views), checked like the rest
+    withheld: int = 0  # a public ledger's stubs: their place in the chain checked, no more
 
     @property
     def ok(self) -> bool:
@@ -133,11 +136,18 @@ class Report:
 
 
 def verify(
-    rows: Iterable[Mapping[str, Any]],
+    rows: Iterable[Any],
     secret: bytes | None,
     published_sha256: str | None = None,
+    *,
+    stubs: bool = False,
 ) -> Report:
     """Check the chain and, given the revealed secret, every row's dice.
+
+    ``stubs``: the rows are a public ledger's (:mod:`referee.store.export`), where a row
+    players may not see yet is a stub of its ``prev`` and ``hash``: its link in the
+    chain is checked, its content cannot be. Anywhere else a stub is a mismatch. A
+    row that is not a JSON object (``None`` for a line that is not JSON) is one too.
 
     >>> from referee.base.dice import RecordingDice
     >>> dice = RecordingDice(HmacDice(b"s", "t1_a", 0)); _ = dice.roll(6)
@@ -149,27 +159,48 @@ def verify(
     """
     mismatches: list[Mismatch] = []
     previous = GENESIS
-    count = checked = private = 0
+    count = checked = private = withheld = 0
     for row in rows:
         count += 1
-        outcome = row.get("outcome")
-        if isinstance(outcome, Mapping) and outcome.get("private"):
-            private += 1
-        rid = str(row.get("roll_id", f"row {count}"))
+        if not isinstance(row, Mapping):
+            mismatches.append(Mismatch(f"row {count}", "it is not a JSON object: not a row"))
+            previous = ""
+            continue
+        if WITHHELD in row:
+            withheld += 1
+            rid = f"row {count} (withheld)"
+            if not stubs or set(row) != _STUB_KEYS:
+                why = "a withheld row holds its hash alone" if stubs else "a stub in the ledger"
+                mismatches.append(Mismatch(rid, why))
+        else:
+            outcome = row.get("outcome")
+            if isinstance(outcome, Mapping) and outcome.get("private"):
+                private += 1
+            rid = str(row.get("roll_id", f"row {count}"))
         if row.get("prev") != previous:
             mismatches.append(
                 Mismatch(rid, "the chain is broken: a row before it was removed or changed")
             )
+        previous = str(row.get("hash"))
+        if WITHHELD in row:
+            continue
         if row.get("hash") != row_hash(row):
             mismatches.append(Mismatch(rid, "the row was altered after it was recorded"))
-        previous = str(row.get("hash"))
         if secret is not None:
             checked += 1
-            draws = [Draw(int(sides), int(value)) for sides, value in row.get("draws", [])]
-            source = HmacDice(secret, str(row.get("post")), int(row.get("tag_index", -1)))
-            if not replay_matches(source, draws):
+            if not _dice_follow(row, secret):
                 mismatches.append(Mismatch(rid, "its dice do not follow from the secret"))
     commitment_ok = None
     if secret is not None and published_sha256:
         commitment_ok = commitment(secret) == published_sha256.strip().lower()
-    return Report(count, checked, tuple(mismatches), commitment_ok, private)
+    return Report(count, checked, tuple(mismatches), commitment_ok, private, withheld)
+
+
+def _dice_follow(row: Mapping[str, Any], secret: bytes) -> bool:
+    """Whether the row's dice are those its post and tag draw from ``secret``."""
+    try:
+        draws = [Draw(int(sides), int(value)) for sides, value in row.get("draws", [])]
+        source = HmacDice(secret, str(row.get("post")), int(row.get("tag_index", -1)))
+        return replay_matches(source, draws)
+    except (TypeError, ValueError, OverflowError):  # a row changed into nonsense
+        return False

@@ -465,13 +465,16 @@ class Ledger:
 
     def __iter__(self) -> Iterator[Record]:
         """Every row in append order, streamed from the journal, then the unflushed ones."""
+        return map(orjson.loads, self.lines())
+
+    def lines(self) -> Iterator[bytes]:
+        """Every row as its JSON line (the bytes its hash covers, and the hash), in order."""
         unflushed = list(self._unflushed)
         if self._journal is not None:
             for _, raw in self._journal.lines():
                 if not raw.startswith(b'{"op"'):
-                    yield orjson.loads(raw)
-        for line in unflushed:
-            yield orjson.loads(line)
+                    yield raw
+        yield from unflushed
 
     def __len__(self) -> int:
         return self._rows

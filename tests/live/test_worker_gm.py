@@ -111,9 +111,9 @@ def test_moderators_are_read_at_start_kept_and_refreshed_after_the_hours(
 
 
 def test_config_rejects_bad_moderator_and_inbox_settings(tmp_path: Path) -> None:
-    """moderators_refresh_hours must be positive; inbox_every 0 (never) or more."""
+    """moderators_refresh_hours must be an hour or more; inbox_every 0 (never) or more."""
     path = tmp_path / "config.toml"
-    path.write_text("[reddit]\nmoderators_refresh_hours = 0\ninbox_every = -1\n")
+    path.write_text("[reddit]\nmoderators_refresh_hours = 0.5\ninbox_every = -1\n")
     with pytest.raises(ConfigError) as error:
         load_config(path)
     message = error.value.message
@@ -272,6 +272,23 @@ def test_a_wound_republishes_the_roster(server: FakeReddit, live) -> None:
     assert "| 1/3 |" in (server.wiki_page(SUB, PAGE) or "")
 
 
+def test_wounds_in_quick_succession_share_a_roster_edit_a_minute(server: FakeReddit, live) -> None:
+    """Six wounds and heals ten seconds apart: the page is edited at the first, then once
+    a minute on with where they left Kara, so the wiki never takes the replies' budget."""
+    harness = live(f'wiki_page = "{PAGE}"\n', sheets=[sheet("Kara", owner="kara_p")])
+    clock = server.clock
+    harness.run_until(clock.now() + 120, 0.3)
+    thread = server.submit(SUB, "gm", "Scene", "The fight begins. [[roll 1d20]]")
+    harness.run_until(clock.now() + 60, 0.3)  # answered: the game is active
+    for change in ("wound Kara +1", "heal Kara 1") * 2 + ("wound Kara +1",) * 2:
+        server.comment(thread, "gm", f"[[{change}]]")
+        harness.run_until(clock.now() + 10, 0.3)
+    harness.run_until(clock.now() + 240, 0.3)
+    # At start, at the first wound, and a minute on (one an edit without the gap: seven).
+    assert 3 == server.count("POST", f"/r/{SUB}/api/wiki/edit")
+    assert "| 2/3 |" in (server.wiki_page(SUB, PAGE) or "")
+
+
 def test_a_403_on_the_wiki_is_warned_once_and_retried_quietly_until_it_works(
     server: FakeReddit, live, caplog
 ) -> None:
@@ -295,14 +312,14 @@ def test_a_403_on_the_wiki_is_warned_once_and_retried_quietly_until_it_works(
 def test_made_a_moderator_the_bot_publishes_the_roster_at_once(server: FakeReddit, live) -> None:
     """Refused, then made a moderator: the roster goes up when the moderators are next read."""
     harness = live(
-        f'wiki_page = "{PAGE}"\nmoderators_refresh_hours = 0.05\n',
+        f'wiki_page = "{PAGE}"\nmoderators_refresh_hours = 1\n',
         sheets=[sheet("Kara", owner="kara_p")],
     )
     server.inject(f"POST /r/{SUB}/api/wiki/edit", Fault.FORBIDDEN, times=1)
     start = server.clock.now()
     harness.run_until(start + 30)
     server.add_moderator(SUB, server.bot)
-    harness.run_until(start + 0.05 * 3600 + 120)
+    harness.run_until(start + 3600 + 120)
     assert (2, True) == (
         server.count("POST", f"/r/{SUB}/api/wiki/edit"),
         "Kara" in (server.wiki_page(SUB, PAGE) or ""),

@@ -69,6 +69,43 @@ def test_a_removed_row_breaks_the_chain_without_the_secret():
     assert (["p2-1"], 0) == ([m.roll_id for m in report.mismatches], report.dice_checked)
 
 
+def _stubbed(rows, index):
+    row = rows[index]
+    return [
+        *rows[:index],
+        {"withheld": "private", "prev": row["prev"], "hash": row["hash"]},
+        *rows[index + 1 :],
+    ]
+
+
+def test_a_stub_keeps_the_chain_of_a_public_ledger_and_nowhere_else():
+    """A withheld row's stub keeps its link in a public ledger's chain; in the store's own
+    ledger (stubs=False) the same stub is a mismatch: a row cannot be hidden there."""
+    rows = _stubbed(_rows(), 2)
+    public = verify(rows, b"campaign-secret", stubs=True)
+    own = verify(rows, b"campaign-secret")
+    assert (True, 1, 4) == (public.ok, public.withheld, public.dice_checked)
+    assert ["a stub in the ledger"] == [m.reason for m in own.mismatches]
+
+
+def test_a_stub_holding_more_than_its_hash_is_a_mismatch():
+    """A stub that carries a row's content is not a stub: it could hide a changed row."""
+    rows = _stubbed(_rows(), 2)
+    rows[2] = {**rows[2], "draws": [[6, 6]]}
+    report = verify(rows, None, stubs=True)
+    assert ["a withheld row holds its hash alone"] == [m.reason for m in report.mismatches]
+
+
+def test_nonsense_in_place_of_a_row_is_reported_not_raised():
+    """A line that is not a row, or a row whose dice are not numbers, is a mismatch."""
+    rows = _rows()
+    rows[1] = {**rows[1], "draws": [["six", None]]}
+    report = verify([*rows, None], b"campaign-secret")
+    assert {"its dice do not follow from the secret", "it is not a JSON object: not a row"} <= {
+        m.reason for m in report.mismatches
+    }
+
+
 def test_a_commitment_for_another_secret_fails():
     """A revealed secret that does not match the published sha256 fails verification."""
     report = verify(_rows(), b"campaign-secret", commitment(b"other"))

@@ -18,7 +18,7 @@ from tqdm import tqdm
 from referee.base.dice import DiceSource, GivenDice, SeededDice, SystemDice
 from referee.base.errors import ConfigError, OperatorError, UserError
 from referee.base.posts import Post, post_link, safe_text
-from referee.live import ledger_commands, operate, shell
+from referee.live import backups, host_service, ledger_commands, operate, shell
 from referee.live.operate import reading
 from referee.live.shell_requests import SHELL_GM
 from referee.pipeline.batch import batch_markdown, load_thread, run_batch
@@ -165,11 +165,34 @@ def _parser() -> argparse.ArgumentParser:
         "size; exits 1 when it is not running or looks stuck (a health check)",
     )
     run.add_argument("--once", action="store_true", help="read every source once and exit (cron)")
+    save = commands.add_parser(
+        "backup",
+        help="write the campaign into one archive, the store consistent even while "
+        "the bot runs (never the secret)",
+    )
+    save.add_argument(
+        "out", metavar="OUT", help="the archive (.tar.gz), or a folder for a dated one"
+    )
+    back = commands.add_parser(
+        "restore", help="put a backup in place: all of it checked first, what it replaces kept"
+    )
+    back.add_argument("backup", metavar="BACKUP", help="an archive `referee backup` wrote")
     run.add_argument(
         "--log-file",
         type=Path,
         metavar="FILE",
         help="also write the log to FILE, rotated at 10 MB, the last 5 kept (FILE.1 ... FILE.5)",
+    )
+    hosting = commands.add_parser(
+        "host", help="serve many campaign folders from one process (one budget per account)"
+    )
+    hosting.add_argument(
+        "host_file", type=Path, help="the host file (accounts and campaign folders)"
+    )
+    hosting.add_argument(
+        "--reload",
+        action="store_true",
+        help="ask the running host to read the host file again (campaigns added or taken out)",
     )
     return parser
 
@@ -408,7 +431,10 @@ COMMANDS = {
     "systems": cmd_systems,
     "verify": ledger_commands.verify_command,
     "export": ledger_commands.export,
+    "backup": backups.backup,
+    "restore": backups.restore,
     "run": operate.run,
+    "host": host_service.host,
     "status": operate.status,
     "approve": shell.decide,
     "reject": shell.decide,

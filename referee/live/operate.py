@@ -105,6 +105,13 @@ def status(args: argparse.Namespace) -> int:
     store_path = config.store_path
     running = writer_running(store_path)
     beat = read_heartbeat(heartbeat_path(store_path))
+    if beat.get("left_out") and not running:
+        print(
+            f"referee: the host left this campaign out: {beat['left_out']} Fix that, then "
+            "`referee host --reload HOST.toml`; its other campaigns run meanwhile.",
+            file=sys.stderr,
+        )
+        return EXIT_ERRORS
     with reading(args, config) as campaign:
         failures = len(FailureLog(campaign.store))
         rows = len(campaign.store.ledger)

@@ -194,6 +194,7 @@ class WorkerParts:
     _wiki_refused: bool
     _roster_retry_at: float
     _moderators_at: float
+    _restored_at: float  # when the store was restored from a backup (0: never)
 
     lock: Any  # the worker's RLock: one step, or one request, at a time
 

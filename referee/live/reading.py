@@ -194,7 +194,9 @@ class ReadsReddit(DeliversReplies):
         report.refusals += outcome.problems
         report.errors += int(outcome.failed)
         # A post refereed before without the worker (by `referee batch`) may have a reply.
-        state = Delivery.SENDING if outcome.replayed else Delivery.PENDING
+        # Written before the store was restored, it may have been answered since the backup.
+        look = outcome.replayed or post.created <= self._restored_at
+        state = Delivery.SENDING if look else Delivery.PENDING
         self._set(post.fullname, record, {"state": state.value, "attempts": 0})
         log.info(
             "event=refereed post=%s tags=%d problems=%d failed=%s state=%s",
@@ -256,7 +258,8 @@ class ReadsReddit(DeliversReplies):
         if record is None:
             return
         report.messages += 1
-        self._set(message.fullname, record, {"state": Delivery.PENDING.value, "attempts": 0})
+        state = Delivery.SENDING if message.created <= self._restored_at else Delivery.PENDING
+        self._set(message.fullname, record, {"state": state.value, "attempts": 0})
         log.info("event=refereed post=%s private=true refused=%s", message.fullname, not gm)
 
     def _sweep_edits(self, report: CycleReport) -> None:

@@ -1,4 +1,4 @@
-"""The live bot's heartbeat, and what ``referee status`` makes of it.
+"""The live bot's heartbeat, what ``referee status`` makes of it, and the restore mark.
 
 After each step that read Reddit, the worker replaces ``<store>.status.json`` beside
 the store (a temp file renamed over it, no fsync: it is a heartbeat, not a record) with
@@ -6,6 +6,11 @@ when it last read, how many replies wait and its budget. ``referee status`` read
 with the store's last committed state and says whether the bot looks stuck: running
 but with no successful read for longer than the longest back-off and two poll
 intervals.
+
+``referee restore`` leaves ``<store>.restored.json`` beside the store it put back: the
+store may be older than the threads, so the bot, before answering a post written before
+that moment, looks for its own reply below it first (it may have answered it after the
+backup was made).
 
 >>> import tempfile
 >>> from pathlib import Path
@@ -57,3 +62,17 @@ def stuck(*, last_read_at: float, poll_seconds: float, now: float) -> bool:
     """Whether a running bot's last successful read is older than it can be when well:
     the longest back-off after Reddit's errors, and two idle intervals."""
     return now - last_read_at > MAX_BACKOFF + 2 * poll_seconds
+
+
+def restored_path(store_path: Path) -> Path:
+    """Where ``referee restore`` marks when it put the store at ``store_path`` back."""
+    return store_path.with_name(store_path.stem + ".restored.json")
+
+
+def restored_at(store_path: Path) -> float:
+    """When the store was last restored from a backup (epoch seconds); 0.0 if never."""
+    mark = read_heartbeat(restored_path(store_path))
+    try:
+        return float(mark.get("restored_at", 0.0))
+    except (TypeError, ValueError):
+        return 0.0

@@ -105,7 +105,7 @@ from referee.live.schedule import (
     Plan,
 )
 from referee.live.shell_requests import TakesShellRequests
-from referee.live.status import heartbeat_path, write_heartbeat
+from referee.live.status import heartbeat_path, restored_at, write_heartbeat
 from referee.live.wiki import PublishesRoster
 from referee.pipeline.campaign import RedditConfig
 from referee.pipeline.flow import Referee
@@ -174,6 +174,7 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
         else:
             keys = list(saved.get("posts", []))
         self._open: dict[str, None] = dict.fromkeys(keys)
+        self._restored_at = restored_at(self.store.path)  # posts before it: look first
         self._load_digest()
         self._collect_failures()  # ``referee batch``'s, or from before a restart
 

@@ -1,0 +1,253 @@
+"""One account's shared reads: each listing, the inbox and the edit sweep read once for
+every campaign the account serves, then handed to each campaign's worker.
+
+A host (:mod:`referee.live.host`) serves many campaigns on one Reddit account. Their
+workers do not read Reddit's listings themselves: :class:`Feed` reads
+``r/a+b+c/comments`` (and ``r/a+b+c/new``) once per poll for the subreddits of all
+of them, paging back until it reaches the oldest cursor among them, and each
+:class:`HostedWorker` takes from those pages the posts of its own subreddits, as its
+own read would have found them. Reddit's ids grow with time across subreddits, so a
+worker's cursor may be moved on to the newest post the shared read covered.
+
+A private message goes to the first campaign (in the host file's order) where its
+author is a GM, else to the first campaign, which refuses it politely. The edit sweep
+re-reads the newest refereed posts of all the campaigns in one request.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.base.posts import Post
+from referee.live.parts import EDIT_SWEEP, CycleReport, Delivery, Task, post_rank
+from referee.live.reddit import Forum, Page, Unread
+from referee.live.worker import Worker
+
+log = logging.getLogger(__name__)
+
+# The most subreddits one r/a+b/... request names (Reddit's multireddit paths cap them).
+MULTI_LIMIT = 100
+
+
+@dataclass
+class Listing:
+    """What one shared read of a listing found: its posts, newest first, and its reach."""
+
+    posts: list[Post] = field(default_factory=list)
+    truncated: bool = False  # stopped at the listing's reach before the oldest cursor
+    oldest: int = -1  # the rank of the oldest post read (when truncated)
+    newest: str | None = None  # the newest post read
+
+
+class Feed:
+    """One account's shared reads for the workers of its campaigns (see the module)."""
+
+    def __init__(self, forum: Forum, listing_reach: int) -> None:
+        self.forum = forum
+        self.listing_reach = listing_reach
+        self.listings: dict[str, Listing] = {}  # by kind, this poll's
+        self.unread: dict[int, list[Post]] = {}  # private messages by worker id, this read
+        self.swept: dict[str, Post] = {}  # the edit sweep's posts, by fullname
+
+    def read_listing(self, kind: str, subreddits: Sequence[str], floor: int | None) -> Listing:
+        """Read ``kind`` ("comments" or "new") of all ``subreddits`` back to the post of
+        rank ``floor`` (None: as deep as the listing reaches). Raises ForumError."""
+        found = Listing()
+        for start in range(0, len(subreddits), MULTI_LIMIT):
+            chunk = subreddits[start : start + MULTI_LIMIT]
+            after: str | None = None
+            read = 0
+            while True:
+                page: Page = self.forum.listing(kind, chunk, after)
+                read += len(page.posts)
+                found.posts.extend(page.posts)
+                reached = floor is not None and any(
+                    post_rank(p.fullname) <= floor for p in page.posts
+                )
+                if reached or page.after is None:
+                    break
+                if read >= self.listing_reach:
+                    if floor is not None and page.posts:
+                        found.truncated = True
+                        found.oldest = max(found.oldest, post_rank(page.posts[-1].fullname))
+                    break
+                after = page.after
+        if found.posts:
+            found.newest = max((p.fullname for p in found.posts), key=post_rank)
+        self.listings[kind] = found
+        return found
+
+    def route_messages(self, unread: Unread, workers: Sequence[HostedWorker]) -> None:
+        """Hand each private message to the worker of its campaign (see the module)."""
+        self.unread = {id(worker): [] for worker in workers}
+        for message in unread.messages:
+            author = message.author.casefold()
+            target = next((w for w in workers if author in w.referee.gms), workers[0])
+            self.unread[id(target)].append(message)
+
+    def sweep(self, workers: Iterable[HostedWorker]) -> list[str]:
+        """The newest refereed posts of all the campaigns, at most one request's worth."""
+        recent: list[str] = []
+        for worker in workers:
+            recent.extend(worker.recent_refereed())
+        recent.sort(key=post_rank, reverse=True)
+        return recent[:EDIT_SWEEP]
+
+
+class CampaignForum:
+    """The account's forum as one campaign's worker sees it: its share of the shared reads.
+
+    The inbox, the edit sweep's posts and the listings come from the :class:`Feed`
+    (read once for every campaign); everything else (threads, replies, edits, the
+    moderators, wiki pages) goes to the account's forum as it is.
+    """
+
+    def __init__(self, forum: Forum, feed: Feed) -> None:
+        self._forum = forum
+        self._feed = feed
+        self.worker_id = 0  # set once the worker exists
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._forum, name)
+
+    @property
+    def username(self) -> str:
+        return self._forum.username
+
+    def unread(self) -> Unread:
+        return Unread(tuple(self._feed.unread.get(self.worker_id, ())), ())
+
+    def mark_read(self, fullnames: Iterable[str]) -> None:
+        """The host marks the account's inbox read once every campaign has its messages."""
+
+    def info(self, fullnames: Sequence[str]) -> tuple[Post, ...]:
+        swept = self._feed.swept
+        return tuple(swept[name] for name in fullnames if name in swept)
+
+
+class HostedWorker(Worker):
+    """A campaign's worker in a host: the host decides when it reads, and pays its requests.
+
+    Its own tasks (settling, replies, the shell's requests, the roster, the digest, the
+    moderators) run as :meth:`Worker.step` runs them; its reads run when the host has
+    read the account's listings (:meth:`read`), from the :class:`Feed`.
+    """
+
+    def __init__(self, *args: Any, feed: Feed, folder: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.feed = feed
+        self.folder = folder
+        self.covered: dict[str, str] = {}  # by kind: the newest post a shared read covered
+        if isinstance(self.forum, CampaignForum):
+            self.forum.worker_id = id(self)
+
+    # -- what the host asks -----------------------------------------------------------
+
+    def read(self, task: Task) -> CycleReport:
+        """Run the read ``task`` now, on what the feed holds."""
+        with self.lock:
+            return self._run([task], full=True)
+
+    def due_at(self, now: float) -> float:
+        """When this campaign's own work (not the reads) is next due; not the budget's say."""
+        with self.lock:
+            return max(min(self._due(task, now) for task in Task), self.backoff_until)
+
+    def reply_rank(self, now: float) -> float:
+        """The rank of this campaign's oldest reply ready to post now; infinity when none."""
+        with self.lock:
+            if self._reply_due(now) > now:
+                return float("inf")
+            ready = [
+                post_rank(name)
+                for name, record in self._records(Delivery.PENDING)
+                if float(record["delivery"].get("retry_at", 0.0)) <= now
+            ]
+            return min(ready, default=float("inf"))
+
+    def reply_step(self) -> CycleReport:
+        """Post this campaign's oldest ready reply (after settling any left in doubt),
+        before its other work: the host picked it for that reply."""
+        with self.lock:
+            if self.clock() < self.backoff_until:
+                return CycleReport(skipped=True)
+            return self._run([Task.SETTLE, Task.REPLY], one=True)
+
+    def cursor_rank(self, kind: str) -> int | None:
+        """The rank of the newest post of ``kind`` this campaign has read (None: never read)."""
+        stored = (self.state.get(self._cursor_key(kind, "+".join(self.subreddits))) or {}).get(
+            "newest"
+        )
+        marks = [post_rank(name) for name in (stored, self.covered.get(kind)) if name]
+        return max(marks) if marks else None
+
+    def wants(self, kind: str, listing: Listing) -> bool:
+        """Whether a shared read holds anything for this campaign (else it is skipped)."""
+        if self.threads or self.cursor_rank(kind) is None:
+            return True
+        floor = self.cursor_rank(kind) or 0
+        mine = {sub.lower() for sub in self.subreddits}
+        for post in listing.posts:
+            if post.subreddit.lower() in mine and (
+                post_rank(post.fullname) > floor or post.edited is not None or post.gone
+            ):
+                return True
+        return listing.truncated and listing.oldest > floor
+
+    def cover(self, kind: str, listing: Listing) -> None:
+        """The shared read covered this campaign's subreddits up to its newest post."""
+        if listing.newest is not None:
+            self.covered[kind] = listing.newest
+
+    def quiet_heartbeat(self) -> None:
+        """What ``referee status`` shows, when the host had nothing new for this campaign."""
+        with self.lock:
+            self._heartbeat()
+
+    def recent_refereed(self) -> list[str]:
+        """The refereed posts the edit sweep re-reads, newest first (see ``_sweep_edits``)."""
+        recent: list[str] = []
+        for fullname in self.posts.newest():
+            record = self.posts.get(fullname) or {}
+            if fullname.startswith(("t1_", "t3_")) and not record.get("gone"):
+                recent.append(fullname)
+            if len(recent) == EDIT_SWEEP:
+                break
+        return recent
+
+    # -- the worker, hosted -------------------------------------------------------------
+
+    def _due(self, task: Task, now: float) -> float:
+        if task in self.cadences:
+            return float("inf")  # the host reads for every campaign at once
+        return super()._due(task, now)
+
+    def _pay(self) -> None:
+        """The host pays the account's requests, once, whoever sent them."""
+
+    def _read(self, task: Task, report: CycleReport) -> None:
+        super()._read(task, report)
+        kind = "new" if task is Task.NEW else "comments"
+        listing = self.feed.listings.get(kind)
+        if listing is None or listing.newest is None or not self.subreddits:
+            return
+        self.cover(kind, listing)
+        key = self._cursor_key(kind, "+".join(self.subreddits))
+        stored = (self.state.get(key) or {}).get("newest")
+        if stored is None or post_rank(listing.newest) > post_rank(stored):
+            self.state.put(key, {"newest": listing.newest})  # flushed as the step ends
+
+    def _read_listing(self, kind: str, cursor: str | None) -> tuple[list[Post], list[Post], bool]:
+        listing = self.feed.listings.get(kind) or Listing()
+        mine = {sub.lower() for sub in self.subreddits}
+        new: list[Post] = []
+        old: list[Post] = []
+        for post in listing.posts:
+            if post.subreddit.lower() in mine:
+                (new if self._is_new(post, cursor) else old).append(post)
+        floor = self.cursor_rank(kind)
+        gap = listing.truncated and floor is not None and listing.oldest > floor
+        return new, old, gap

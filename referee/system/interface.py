@@ -91,8 +91,9 @@ class GmOption:
     {why}. {fix}", so a player learns who decides and how his tag goes without it.
     ``sets`` reads a request the verb's parser made and says whether the tag sets the
     option (it answers False for any other request, such as dice notation read by a
-    joined ``roll``); ``applies``, when given, says whether the option is the GM's in
-    the tag's thread now (``pool``'s ``diff`` once the GM set a standing difficulty).
+    joined ``roll``); ``applies``, when given, says whether the option is the GM's for
+    that request in the tag's thread now (``pool``'s ``diff`` once the GM set a
+    difficulty for the thread or for the character's roll).
 
     >>> adv = GmOption("adv N", lambda r: "adv" in r, "give Advantage", "Roll without adv.",
     ...                example="roll Kara body adv 1")
@@ -110,7 +111,9 @@ class GmOption:
     # ``setup``): the conformance kit posts it as a player and as a stranger.
     example: str
     setup: tuple[str, ...] = ()  # the GM's tags that make the option the GM's, for the kit
-    applies: Callable[[Context], bool] | None = None  # None: the GM's everywhere
+    # Whether the option is the GM's for this request in this thread now (the tag's
+    # context); None: the GM's everywhere.
+    applies: Callable[[Any, Context], bool] | None = None
 
     def refusal(self, request: Any, context: Context) -> str:
         """The words refusing a player's tag that sets the option."""
@@ -381,7 +384,7 @@ def refuse_gm_options(verb: Verb, request: Any, context: Context) -> None:
     if not verb.gm_options or context.by_gm:
         return
     for option in verb.gm_options:
-        if option.sets(request) and (option.applies is None or option.applies(context)):
+        if option.sets(request) and (option.applies is None or option.applies(request, context)):
             raise Forbidden(option.refusal(request, context))
 
 

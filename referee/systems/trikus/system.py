@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from referee.pipeline.campaign import SeedsCharacters
+from referee.store.records import Undone
 from referee.system import CampaignFiles, Context, ExampleCampaign, GmOption, OddsCase, Verb
 
-from . import edits, gm_answers, opening, tags
+from . import edits, gm_answers, invariants, opening, tags
 from .application import TrikusSheet
 from .chance import describe
 from .changes import ChangeKind
@@ -342,6 +343,16 @@ class Trikus(SeedsCharacters):
     def load_rules(self, rulings: Rulings, campaign: CampaignFiles) -> Rulings:
         """The rulings are the whole rules value: trikus reads no tables."""
         return rulings
+
+    def invariants(self, tables: Mapping[str, Mapping[str, Any]], rules: Any) -> list[str]:
+        """Every way the stored state has left the rules (see :mod:`.invariants`)."""
+        return invariants.invariants(tables)
+
+    def undo_within_rules(
+        self, table: str, before: dict[str, Any] | None, undone: Undone, changes: list[list[Any]]
+    ) -> Undone:
+        """The core's undo of a voided tag, as it is."""
+        return undone
 
     def end_encounter(self, context: Context) -> gm_answers.EncounterEnd:
         """The thread's open test or fight closes, with no result (RULES.md §3.7)."""

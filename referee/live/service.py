@@ -41,7 +41,9 @@ def serve(worker: Worker, *, stop: threading.Event | None = None) -> None:
     returns; the caller then closes (flushes) the store.
     """
     scheduler = BlockingScheduler(
-        executors={"default": ThreadPoolExecutor(max_workers=1)},  # one job at a time
+        # One step at a time; the look for the shell's requests on its own thread, so it
+        # never queues behind a long step (it skips while one runs: the step takes them).
+        executors={"default": ThreadPoolExecutor(max_workers=1), "shell": ThreadPoolExecutor(1)},
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
         timezone=timezone.utc,
     )
@@ -80,13 +82,13 @@ def serve(worker: Worker, *, stop: threading.Event | None = None) -> None:
         if stopping.is_set():
             return
         try:
-            worker.take_requests()
+            worker.take_requests(wait=False)
         except Exception as error:  # as a step's: logged, the GMs told, the bot goes on
             log.exception("event=shell_requests_failed")
             worker.tell_crash(error)
 
     plan(time.time())
-    scheduler.add_job(take_requests, "interval", seconds=REQUESTS_EVERY)
+    scheduler.add_job(take_requests, "interval", seconds=REQUESTS_EVERY, executor="shell")
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         log.info(

@@ -399,10 +399,16 @@ class TakesShellRequests(DeliversReplies):
                 self._roster_due = True  # an approval or an import changes the roster
             done(path)
 
-    def take_requests(self) -> CycleReport:
+    def take_requests(self, *, wait: bool = True) -> CycleReport:
         """Take the waiting requests now (the scheduler looks every second), then post
-        the oldest ready reply if the budget allows: a decision reaches the thread at once."""
-        with self.lock:
+        the oldest ready reply if the budget allows: a decision reaches the thread at once.
+
+        ``wait=False``: while a step holds the worker, return at once; the step's own
+        turn (:attr:`Task.SHELL`, early in the order) takes them.
+        """
+        if not self.lock.acquire(blocking=wait):
+            return CycleReport()
+        try:
             report = CycleReport()
             if not waiting(self.request_folder):
                 return report
@@ -411,3 +417,5 @@ class TakesShellRequests(DeliversReplies):
             if now >= self.backoff_until and self.budget.ready_at(now) <= now:
                 self._run([Task.REPLY], one=True)
             return report
+        finally:
+            self.lock.release()

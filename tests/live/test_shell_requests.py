@@ -359,3 +359,29 @@ def test_a_gap_after_a_shell_decision_is_still_filled(server: FakeReddit, live, 
     harness.start()
     harness.run_until_settled()
     assert {1} == {len(server.replies_to(post)) for post in missed}
+
+
+def test_the_look_for_requests_never_waits_for_a_step(server: FakeReddit, live, no_wait) -> None:
+    """While a step holds the worker, the scheduler's look for requests returns at once
+    (nothing taken, the request still waiting); once the step is done, it takes it."""
+    harness = live()
+    _application(server)
+    harness.run_until_settled()
+    assert 0 == _shell(harness.folder, "approve", "Orla Vex")
+    held, release = threading.Event(), threading.Event()
+
+    def a_long_step() -> None:
+        with harness.worker.lock:
+            held.set()
+            release.wait(10)
+
+    step = threading.Thread(target=a_long_step)
+    step.start()
+    assert held.wait(10)
+    during = harness.worker.take_requests(wait=False)
+    folder = request_folder(harness.campaign.store.path)
+    left = len(waiting(folder))
+    release.set()
+    step.join(10)
+    after = harness.worker.take_requests(wait=False)
+    assert (0, 1, 1, []) == (during.requests, left, after.requests, waiting(folder))

@@ -5,8 +5,9 @@ the order; these functions write those pieces (template filters ``tracker_names`
 ``tracker_whose``, ``tracker_order``, ``tracker_conditions``, ``tracker_expired``,
 ``tracker_skipped``: a filter is called directly, a global through the context's call
 checks). They were Jinja macros: a ``[[next]]`` verdict called five of them and looped
-over every combatant with a ``loop`` object, which cost as much as the rest of the verdict. ``tracker_macros.md.j2``
-keeps its macros (a campaign's own template may import them), now calling these.
+over every combatant with a ``loop`` object, which cost as much as the rest of the
+verdict. ``tracker_macros.md.j2`` keeps its macros (a campaign's own template may import
+them), now calling these.
 
 Every name passes through the ``md`` filter's :func:`referee.render.renderer.escape_markdown`.
 """

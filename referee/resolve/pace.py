@@ -31,9 +31,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from referee.base.names import name_key
@@ -338,6 +339,7 @@ _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
+@lru_cache(maxsize=1024)  # a thread's replies name its turn's deadline again and again
 def when_words(seconds: float) -> str:
     """A moment as a deadline is read: ``Tue 3 Dec 18:00 UTC`` (English whatever the locale)."""
     moment = datetime.fromtimestamp(seconds, tz=timezone.utc)
@@ -393,14 +395,20 @@ class ThreadPace:
     """A thread's pace: its own turn time and its current turn."""
 
     hours: float | None = None  # [[deadline]]: None the campaign's, 0 none
-    turn: TurnClock | None = None
+    turn: TurnClock | None = None  # None: no turn timed (no fight, or no deadline)
+    serial: int = 0  # the number of the last turn timed (a turn's notices are keyed by it)
     extra: Mapping[str, Any] = field(default_factory=dict)  # fields of a later version, kept
 
 
 def pace_to_record(pace: ThreadPace, thread: str) -> dict[str, Any]:
     """The JSON record the store keeps for a thread's pace."""
     turn = pace.turn
-    record: dict[str, Any] = {**pace.extra, "thread": thread, "hours": pace.hours}
+    record: dict[str, Any] = {
+        **pace.extra,
+        "thread": thread,
+        "hours": pace.hours,
+        "serial": pace.serial,
+    }
     record["turn"] = (
         None
         if turn is None
@@ -436,12 +444,13 @@ def pace_from_record(record: Mapping[str, Any] | None) -> ThreadPace:
             bool(raw.get("expired")),
         )
     hours = record.get("hours")
-    extra = {k: v for k, v in record.items() if k not in ("thread", "hours", "turn")}
-    return ThreadPace(None if hours is None else float(hours), turn, extra)
+    serial = max(int(record.get("serial", 0)), turn.serial if turn is not None else 0)
+    extra = {k: v for k, v in record.items() if k not in ("thread", "hours", "turn", "serial")}
+    return ThreadPace(None if hours is None else float(hours), turn, serial, extra)
 
 
 def begin_turn(pace: ThreadPace, tracker: Tracker, since: float, post: str) -> ThreadPace:
     """``pace`` with a new current turn: the tracker's, begun at ``since`` by ``post``."""
-    serial = pace.turn.serial + 1 if pace.turn is not None else 1
+    serial = max(pace.serial, pace.turn.serial if pace.turn is not None else 0) + 1
     turn = TurnClock(serial, tracker.round, tracker.turn, since, post)
-    return replace(pace, turn=turn)
+    return ThreadPace(pace.hours, turn, serial, pace.extra)

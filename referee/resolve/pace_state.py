@@ -18,9 +18,12 @@ the turn's deadline.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
+
+import orjson
 
 from referee.base.names import name_key
 from referee.resolve import tracker_verbs
@@ -35,6 +38,7 @@ from referee.resolve.pace import (
     pace_from_record,
     pace_to_record,
     skip_away,
+    thread_hours,
 )
 from referee.resolve.tracker import Tracker
 from referee.resolve.tracker_verbs import TrackerResult
@@ -57,19 +61,50 @@ def config(context: Context) -> PaceConfig:
 
 
 def load(context: Context, thread: str | None = None) -> ThreadPace:
-    """The pace of ``thread`` (the post's thread by default)."""
-    return pace_from_record(context.table(PACE).get(thread or context.post.thread))
+    """The pace of ``thread`` (the post's thread by default).
+
+    Every [[next]] reads the pace the last tag wrote: the value is kept beside the JSON
+    the store holds for it, and used while the store holds those very bytes (as
+    :func:`referee.resolve.tracker_verbs.load` keeps the tracker).
+    """
+    where = thread or context.post.thread
+    encoded = context.table(PACE).dumps(where)
+    if encoded is None:
+        return ThreadPace()
+    kept = context.cache.setdefault(_PARSED, {}).get(where)
+    if kept is not None and kept[0] is encoded:
+        return kept[1]
+    value = pace_from_record(orjson.loads(encoded))
+    _keep(context, where, encoded, value)
+    return value
+
+
+def _keep(context: Context, thread: str, encoded: bytes, value: ThreadPace) -> None:
+    known = context.cache.setdefault(_PARSED, {})
+    if len(known) >= _KEPT:
+        known.clear()
+    known[thread] = (encoded, value)
+
+
+_PARSED = "referee.pace"  # the run's cache: thread -> (its record's JSON, its ThreadPace)
+_OWNERS = "referee.pace.owners"  # name -> (its character record's JSON, its player)
+_KEPT = 256
 
 
 def save(context: Context, pace: ThreadPace, thread: str | None = None) -> None:
     """Write the pace of ``thread`` (the post's thread by default)."""
     where = thread or context.post.thread
-    context.table(PACE).put(where, pace_to_record(pace, where))
+    table = context.table(PACE)
+    table.put(where, pace_to_record(pace, where))
+    encoded = table.dumps(where)
+    if encoded is not None:  # the next tag reads it back as it is
+        _keep(context, where, encoded, pace)
 
 
 def away_periods(context: Context) -> dict[str, AwayPeriod]:
     """Every character's away period, by name key (ended ones too: the caller asks when)."""
-    return periods(context.table(AWAY).items())
+    table = context.table(AWAY)
+    return periods(table.items()) if len(table) else {}
 
 
 def periods(items: Any) -> dict[str, AwayPeriod]:
@@ -93,20 +128,46 @@ def remind_by(table: Any, user: str) -> RemindBy:
 
 
 def owners(context: Context) -> Callable[[str], str | None]:
-    """The player of a combatant (None for a GM's), as the roster says."""
-    return lambda name: tracker_verbs.owner_of(context, name)
+    """The player of a combatant (None for a GM's), as the roster says.
+
+    A character's player is kept beside its record's JSON for the run, and used while
+    the store holds those very bytes.
+    """
+    characters = context.table("characters")
+    known = context.cache.setdefault(_OWNERS, {})
+
+    def owner(name: str) -> str | None:
+        encoded = characters.dumps(name_key(name))
+        kept = known.get(name)
+        if encoded is not None and kept is not None and kept[0] is encoded:
+            return kept[1]
+        found = tracker_verbs.owner_of(context, name)
+        if encoded is not None:
+            if len(known) >= _KEPT:
+                known.clear()
+            known[name] = (encoded, found)
+        return found
+
+    return owner
 
 
 def turn_deadline(
-    context: Context, pace: ThreadPace, tracker: Tracker, now: float
+    context: Context,
+    pace: ThreadPace,
+    tracker: Tracker,
+    now: float,
+    away: Mapping[str, AwayPeriod] | None = None,
 ) -> tuple[float | None, bool]:
     """When the current turn's time is up (None: no deadline), and whether it ran out held."""
     turn = pace.turn
     if turn is None or not turn.matches(tracker):
         return None, False
-    if not acting(tracker, turn, owners(context), away_periods(context), now):
-        return None, False
-    return deadline(pace.hours, turn, config(context)), turn.expired
+    until = deadline(pace.hours, turn, config(context))
+    if away is None:
+        away = away_periods(context)
+    if until is None or not acting(tracker, turn, owners(context), away, now):
+        return None, False  # no deadline, or nobody's clock (asked only when there is one)
+    return until, turn.expired
 
 
 def follow(context: Context, result: TrackerResult) -> TrackerResult:
@@ -130,21 +191,41 @@ def follow(context: Context, result: TrackerResult) -> TrackerResult:
         or result.when == "passed"
     )
     now = context.post.created
+    away = away_periods(context)
     if fresh:
-        skipped = skip_away(tracker, away_periods(context), now)
-        if skipped.names:
-            tracker_verbs.save(context, skipped.tracker)
-            result = replace(
-                result,
-                tracker=skipped.tracker,
-                expired=(*result.expired, *skipped.expired),
-                new_round=result.new_round or skipped.new_round,
-                skipped=(*result.skipped, *skipped.names),
-            )
-        pace = begin_turn(pace, skipped.tracker, now, context.post.fullname)
-        save(context, pace)
-    until, overdue = turn_deadline(context, pace, result.tracker, now)
-    return replace(result, until=until, overdue=overdue)
+        if away:
+            skipped = skip_away(tracker, away, now)
+            if skipped.names:
+                tracker_verbs.save(context, skipped.tracker)
+                result = replace(
+                    result,
+                    tracker=skipped.tracker,
+                    expired=(*result.expired, *skipped.expired),
+                    new_round=result.new_round or skipped.new_round,
+                    skipped=(*result.skipped, *skipped.names),
+                )
+        # A turn is timed only while the thread has a deadline: [[deadline]] starts the
+        # clock of the turn under way when it sets one.
+        if thread_hours(pace.hours, config(context)) is not None:
+            pace = begin_turn(pace, result.tracker, now, context.post.fullname)
+            save(context, pace)
+        elif pace.turn is not None:
+            pace = replace(pace, turn=None)
+            save(context, pace)
+    until, overdue = turn_deadline(context, pace, result.tracker, now, away)
+    return _with_deadline(result, until, overdue)
+
+
+def _with_deadline(result: TrackerResult, until: float | None, overdue: bool) -> TrackerResult:
+    """``result`` naming the turn's deadline. Every [[next]] asks: a copy with the two
+    fields set costs a microsecond, ``dataclasses.replace`` (which checks all sixteen
+    fields) ten times that."""
+    if until is None and not overdue:
+        return result
+    changed = copy.copy(result)
+    object.__setattr__(changed, "until", until)
+    object.__setattr__(changed, "overdue", overdue)
+    return changed
 
 
 def queue_notice(table: Any, key: str, notice: Mapping[str, Any]) -> bool:

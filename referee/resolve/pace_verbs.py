@@ -228,6 +228,16 @@ def resolve_deadline(request: SetDeadline, context: Context, dice: DiceSource) -
             if hours is not None and turn.since + hours * HOUR > context.post.created:
                 turn = replace(turn, expired=False)
         pace = replace(pace, hours=own, turn=turn)
+        running = tracker_verbs.load(context)
+        timed = thread_hours(own, pace_state.config(context)) is not None
+        untimed = (
+            running is not None
+            and running.current is not None
+            and not (turn is not None and turn.matches(running))
+        )
+        if timed and untimed and running is not None:
+            # The turn under way had no clock: its time counts from this tag.
+            pace = begin_turn(pace, running, context.post.created, context.post.fullname)
         pace_state.save(context, pace)
     found = tracker_verbs.load(context)
     until: float | None = None

@@ -164,7 +164,7 @@ def test_away_turns_are_passed_over_in_order_and_a_round_at_most() -> None:
 
 def test_a_thread_pace_survives_its_record_and_a_new_turn_counts_up() -> None:
     """to_record/from_record keep every field (and unknown ones); begin_turn numbers turns."""
-    pace = ThreadPace(36.0, TurnClock(4, 2, 12, T0, "t1_x", ("Dax",), True, False), {"later": 1})
+    pace = ThreadPace(36.0, TurnClock(4, 2, 12, T0, "t1_x", ("Dax",), True, False), 4, {"later": 1})
     again = pace_from_record(pace_to_record(pace, "t3_a"))
     nxt = begin_turn(again, _order(("Kara", 17)), T0 + 5, "t1_y")
     assert pace == again

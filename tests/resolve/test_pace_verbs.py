@@ -241,3 +241,14 @@ def test_a_voided_next_puts_the_turn_clock_back(table) -> None:
     roll_id = reply.split("^(roll ")[1].split(")")[0]
     table.post(GM, f"[[void {roll_id} wrong thread]]")
     assert (("Kara Venn",), 1) == (table.whose(), table.pace().turn.serial)
+
+
+def test_a_deadline_set_on_a_turn_that_had_none_counts_from_the_tag(open_campaign) -> None:
+    """No campaign deadline: turns are untimed. The GM's [[deadline 6h]] three hours into
+    Kara's turn gives her six hours from then; the next turn gets six from its start."""
+    table = Table(open_campaign, pace="")
+    table.fight()
+    set_later = table.post(GM, "[[deadline 6h]]", hours=3)
+    moved = table.post("kara", "[[next]]", hours=1)
+    assert "Kara Venn's turn, until Mon 2 Dec 03:00 UTC" in set_later
+    assert "**Dax Orr**'s turn, until Mon 2 Dec 04:00 UTC" in moved

@@ -1,155 +1,233 @@
-"""Benchmark: the exact trikus odds of team tests, by size (RULES.md §3.3, issue 15).
+"""Benchmark: each player's stated chance in a trikus test, exact or estimated, by shape.
 
-Run:  .venv/bin/python bench/trikus_odds.py [--markdown]
+Run:  .venv/bin/python bench/trikus_odds.py [--markdown] [--all] [--extremes]
 
-For each test (the GM's pool against players of the given dice: line dice, plus
-Morale and Empowerment dice where named, which play alike) it computes every
-player's exact chance of each end with :func:`referee.systems.trikus.odds.end_chances`
-and reports the process's CPU time, the work done (the budget's units: joint
-transitions, stretch outcomes and last-die terms) and the first player's chance of
-Success. Past the budget the verdict says "not computed": the row then shows the CPU
-time and work with no budget, unless that takes longer than ``--give-up`` seconds.
+A verdict states every player's chance of Success (referee.systems.trikus.chance): an
+exact count when it fits the test's budget of steps (Limits.max_chance_steps), else an
+estimate from seeded duels with its 95% precision. For each test shape this reports the
+process's CPU time of that work as a verdict does it (nothing kept from another shape),
+the method, the steps spent, the first player's chance and, for an estimate, its stated
+precision.
 
-``--check N`` also plays N seeded duels of the largest four-player case within the
-budget (GM 4 against four Masters) and of GM 5 against four Masters, and checks each
-player's ends against the exact chances (chi-square; too slow for the unit tests).
+* default: the shapes of the benchmark's table (docs/performance.md): the team tests
+  the issue named, with Morale, Empowerment, Light, escape, Negotiation and cancel;
+* ``--all``: every test of one to four players against 1 to 6 GM dice that the
+  declarations allow with pools of 1 to 8 dice (a Master's line, 2 Morale, Empowerment
+  and a Light token; a Beginner's line alone is 1), and each 3- and 4-player pool shape
+  with an escape, a Negotiation either way or a cancel on its first player: a summary
+  (how many exact, the slowest, the widest precision) and the slowest shapes;
+* ``--extremes``: pools far past a table's (GM 10 to 1000 dice, 20 Morale each).
 
-Every case runs in a fresh memo (one call each), as a verdict does.
+The targets (issue 35): every shape within 1 s of CPU, estimates within ±0.5 points at
+95%, and the GM's 5 dice against four Masters exact.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
+from dataclasses import dataclass, replace
 
-from referee.systems.trikus import odds
-from referee.systems.trikus.duel import DieKind, Entrant, PairEnd
+from referee.base.effort import metered
+from referee.base.limits import DEFAULT_LIMITS
+from referee.systems.trikus import chance
+from referee.systems.trikus.duel import DieKind, Entrant
+from referee.systems.trikus.opposed import chances
+from referee.systems.trikus.rulings import Rulings
 
 LINE, MORALE, EMPOWER = DieKind.LINE, DieKind.MORALE, DieKind.EMPOWER
 NAMES = "PZMK"
-
-# (GM dice, each player's hand as (line, morale, empowerment) dice)
-CASES = [
-    (3, ((2, 0, 0), (3, 0, 0), (1, 0, 0))),  # the old recursion took 105 s
-    (3, ((3, 0, 0),) * 3),
-    (4, ((3, 0, 0),) * 3),
-    (5, ((3, 0, 0),) * 3),
-    (5, ((1, 0, 0), (2, 0, 0), (3, 0, 0))),
-    (5, ((3, 1, 0), (2, 0, 0), (1, 0, 0))),
-    (3, ((3, 0, 0),) * 4),
-    (4, ((2, 0, 0), (2, 0, 0), (1, 0, 0), (1, 0, 0))),
-    (5, ((3, 0, 0), (2, 0, 0), (1, 0, 0), (1, 0, 0))),
-    (4, ((3, 0, 0),) * 4),
-    (5, ((3, 0, 0),) * 4),
-    (5, ((3, 2, 0), (3, 0, 0), (3, 0, 0))),
-    (5, ((3, 0, 2), (2, 0, 0), (1, 0, 0))),
-    (5, ((3, 2, 2), (3, 2, 2), (3, 2, 2), (3, 2, 2))),
-]
+TARGET_SECONDS, TARGET_POINTS = 1.0, 0.5
 
 
-def entrants(hands: tuple[tuple[int, int, int], ...]) -> tuple[Entrant, ...]:
-    return tuple(
-        Entrant(name, (LINE,) * line + (MORALE,) * morale + (EMPOWER,) * empower)
-        for name, (line, morale, empower) in zip(NAMES, hands, strict=False)
-    )
+@dataclass(frozen=True)
+class Shape:
+    """A test: the GM's dice and each player's declaration, in a table's words."""
+
+    gm: int
+    players: tuple[Entrant, ...]
+    cancel: tuple[int | None, ...] = ()  # on_success=cancel targets by index
+    label: str = ""
 
 
-def describe(hands: tuple[tuple[int, int, int], ...]) -> str:
+def player(name: str, line: int = 3, morale: int = 0, empower: bool = False, **triggers) -> Entrant:
+    hand = (LINE,) * line + (MORALE,) * morale + (EMPOWER,) * (2 * empower)
+    return Entrant(name, hand, **triggers)
+
+
+def masters(count: int, **first) -> tuple[Entrant, ...]:
+    return tuple(player(name, **(first if i == 0 else {})) for i, name in enumerate(NAMES[:count]))
+
+
+def table_shapes() -> list[Shape]:
+    """The team tests of the benchmark's table."""
+    m3, m4 = masters(3), masters(4)
+    full = tuple(player(n, morale=2, empower=True) for n in NAMES)
+    return [
+        Shape(3, (player("P", 2), player("Z", 3), player("M", 1))),
+        Shape(5, m3),
+        Shape(5, (player("P", 1), player("Z", 2), player("M", 3))),
+        Shape(4, (player("P", 2), player("Z", 2), player("M", 1), player("K", 1))),
+        Shape(5, (player("P", 3), player("Z", 2), player("M", 1), player("K", 1))),
+        Shape(4, m4),
+        Shape(5, m4, label="four Masters"),
+        Shape(6, m4),
+        Shape(5, (player("P", morale=2), *m3[1:]), label="a Master with 2 Morale, two Masters"),
+        Shape(5, (player("P", morale=1), player("Z", light=1), *m4[2:])),
+        Shape(5, (player("P", empower=True), player("Z", 2), player("M", 1))),
+        Shape(5, (player("P", morale=2, light=1), player("Z", morale=1), *m4[2:])),
+        Shape(5, full, label="four Masters, 2 Morale and Empowerment each"),
+        Shape(4, masters(4, escape=(1, 8)), label="one escapes at 8 with a die left"),
+        Shape(5, masters(4, escape=(1, 8))),
+        Shape(5, masters(4, negotiate=8), label="one proposes a Negotiation at 8"),
+        Shape(5, masters(4, gm_negotiate=7), label="one accepts the GM's at 7"),
+        Shape(3, m3, (1, None, None), label="one gives up a Success to cancel another's"),
+        Shape(4, m3, (1, None, None)),
+        Shape(5, m4, (1, None, None, None)),
+        Shape(5, m4, (1, 2, 3, None), label="a chain of cancels"),
+    ]
+
+
+def grid_shapes(most_gm: int = 6, largest: int = 8) -> list[Shape]:
+    """Every plain team test of 1-4 players (pools 1..largest) against 1..most_gm dice, and
+    each 3- and 4-player pool shape with a trigger or a cancel on its first player."""
+    shapes = []
+    for count in range(1, 5):
+        for pools in itertools.combinations_with_replacement(range(largest, 0, -1), count):
+            players = tuple(Entrant(NAMES[i], (LINE,) * p) for i, p in enumerate(pools))
+            for gm in range(1, most_gm + 1):
+                shapes.append(Shape(gm, players))
+                if count < 3:
+                    continue
+                first = players[0]
+                for extra in (
+                    {"escape": (1, 8)},
+                    {"negotiate": 8},
+                    {"gm_negotiate": 7},
+                    {"light": 1, "escape": (2, 9)},
+                ):
+                    shapes.append(Shape(gm, (replace(first, **extra), *players[1:])))
+                shapes.append(Shape(gm, players, (1,) + (None,) * (count - 1)))
+    return shapes
+
+
+def extreme_shapes() -> list[Shape]:
+    rich = tuple(player(n, morale=20, empower=True) for n in NAMES)
+    return [
+        Shape(10, masters(4)),
+        Shape(20, masters(4)),
+        Shape(100, masters(4)),
+        Shape(1000, masters(4)),
+        Shape(5, rich),
+        Shape(1000, rich),
+        Shape(8, masters(4, escape=(1, 9))),
+        Shape(8, masters(4), (1, None, None, None)),
+    ]
+
+
+@dataclass(frozen=True)
+class Measured:
+    seconds: float
+    method: str  # "exact" or "estimated"
+    steps: int
+    first: float
+    points: float  # the stated precision of an estimate, in points (0 when exact)
+
+
+def measure(shape: Shape) -> Measured:
+    """The chances as a verdict works them out, in a post of its own, nothing kept."""
+    chance._KEPT.clear()
+    start = time.process_time()
+    with metered(DEFAULT_LIMITS.max_post_steps) as post:
+        found = chances(shape.gm, shape.players, Rulings(), cancels=shape.cancel)
+        steps = post.side("chance", DEFAULT_LIMITS.max_post_chance_steps).spent
+    seconds = time.process_time() - start
+    first = found[0]
+    assert first is not None
+    if first.margin is None:
+        return Measured(seconds, "exact", steps, float(first.value), 0.0)
+    points = float(chance.describe(first).split("±")[1].split(" ")[0])
+    return Measured(seconds, "estimated", steps, float(first.value), points)
+
+
+def describe(shape: Shape) -> str:
     parts = []
-    for line, morale, empower in hands:
-        extra = (f"+{morale}M" if morale else "") + (f"+{empower}E" if empower else "")
-        parts.append(f"{line}{extra}")
+    for i, e in enumerate(shape.players):
+        line = sum(1 for d in e.hand if d is LINE)
+        morale = sum(1 for d in e.hand if d is MORALE)
+        empower = sum(1 for d in e.hand if d is EMPOWER)
+        text = str(line)
+        text += f"+{morale}M" if morale else ""
+        text += f"+{empower}E" if empower else ""
+        text += f"+{e.light}L" if e.light else ""
+        text += f" esc {e.escape[0]},{e.escape[1]}" if e.escape else ""
+        text += f" neg {e.negotiate}" if e.negotiate else ""
+        text += f" accept {e.gm_negotiate}" if e.gm_negotiate else ""
+        if i < len(shape.cancel) and shape.cancel[i] is not None:
+            text += f" cancel:{NAMES[shape.cancel[i]]}"
+        parts.append(text)
     return ", ".join(parts)
 
 
-class _Counted(odds._Walk):
-    """The walk, keeping its work done where the bench can read it."""
-
-    last_work = 0
-
-    def run(self, *args):  # type: ignore[no-untyped-def]
-        try:
-            return super().run(*args)
-        finally:
-            _Counted.last_work = self.work
-
-
-odds._Walk = _Counted  # type: ignore[misc]
+def row(shape: Shape, m: Measured) -> tuple[str, ...]:
+    precision = f"±{m.points:.1f}" if m.method == "estimated" else "–"
+    return (
+        str(shape.gm),
+        describe(shape),
+        f"{m.seconds:.2f} s",
+        m.method,
+        f"{m.steps:,}",
+        f"{m.first:.4f}",
+        precision,
+    )
 
 
-def measure(gm: int, players: tuple[Entrant, ...], give_up: float) -> tuple[str, str, str]:
-    """(CPU time, work, first player's chance); past the budget, marked "not computed"."""
-    start = time.process_time()
-    try:
-        ends = odds.end_chances(gm, players)
-    except odds.OddsTooCostly:
-        return _unbudgeted(gm, players, give_up)
-    took = time.process_time() - start
-    chance = ends[PairEnd.WON][0]
-    return f"{took:.2f} s", f"{_Counted.last_work:,}", f"{float(chance):.4f}"
+HEADER = ("GM dice", "players' dice", "CPU time", "method", "steps", "P(first succeeds)", "points")
 
 
-def _unbudgeted(gm: int, players: tuple[Entrant, ...], give_up: float) -> tuple[str, str, str]:
-    """The odds past the budget: not computed by a verdict; here with no budget."""
-    start = time.process_time()
-    budget = int(give_up * 1_000_000)  # well over a second's work per second allowed
-    try:
-        ends = odds.end_chances(gm, players, max_work=budget)
-    except odds.OddsTooCostly:
-        return "not computed", f"> {budget:,} (gave up)", "–"
-    took = time.process_time() - start
-    chance = float(ends[PairEnd.WON][0])
-    return f"not computed ({took:.1f} s unbudgeted)", f"{_Counted.last_work:,}", f"{chance:.4f}"
+def print_table(rows: list[tuple[str, ...]], markdown: bool) -> None:
+    if markdown:
+        print("| " + " | ".join(HEADER) + " |")
+        print("|" + "---|" * len(HEADER))
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+    else:
+        for r in (HEADER, *rows):
+            print("  ".join(f"{cell:>16}" for cell in r))
 
 
-def check(duels: int) -> None:
-    """Seeded duels of two four-player tests against their exact ends (chi-square)."""
-    from collections import Counter
-
-    from referee.base.dice import SeededDice
-    from referee.systems.trikus.duel import play
-    from referee.testing.odds import chi_square_p
-
-    for gm in (4, 5):
-        players = entrants(((3, 0, 0),) * 4)
-        start = time.process_time()
-        exact = odds.end_chances(gm, players, max_work=10**9)
-        took = time.process_time() - start
-        dice = SeededDice(f"trikus-bench-{gm}")
-        seen: list[Counter[str]] = [Counter() for _ in players]
-        for _ in range(duels):
-            for counter, end in zip(seen, play(gm, players, dice).ends, strict=True):
-                counter[end.value] += 1
-        for name, counter, i in zip(NAMES, seen, range(len(players)), strict=False):
-            mine = {end.value: chances[i] for end, chances in exact.items() if chances[i]}
-            p = chi_square_p(counter, mine, duels)
-            print(
-                f"GM {gm} vs 4 Masters, {name}: exact in {took:.1f} s, {duels:,} duels, p = {p:.3f}"
-            )
+def summary(shapes: list[Shape], markdown: bool) -> None:
+    """Every shape measured; the count by method, the slowest and widest, the slow ones."""
+    measured = []
+    for number, shape in enumerate(shapes, 1):
+        measured.append((shape, measure(shape)))
+        if number % 200 == 0:
+            print(f"... {number} of {len(shapes)}", flush=True)
+    exact = sum(1 for _, m in measured if m.method == "exact")
+    slowest = max(m.seconds for _, m in measured)
+    widest = max(m.points for _, m in measured)
+    print(
+        f"{len(measured)} shapes: {exact} exact, {len(measured) - exact} estimated; "
+        f"slowest {slowest:.2f} s CPU, widest precision ±{widest:.1f} points; "
+        f"over {TARGET_SECONDS} s: {sum(m.seconds > TARGET_SECONDS for _, m in measured)}, "
+        f"over ±{TARGET_POINTS} points: {sum(m.points > TARGET_POINTS for _, m in measured)}"
+    )
+    measured.sort(key=lambda pair: -pair[1].seconds)
+    print_table([row(s, m) for s, m in measured[:20]], markdown)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
-    parser.add_argument("--give-up", type=float, default=30.0, help="CPU seconds per case")
-    parser.add_argument("--check", type=int, default=0, help="seeded duels to check (0: none)")
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    parser.add_argument("--all", action="store_true", help="every shape of the grid")
+    parser.add_argument("--extremes", action="store_true", help="pools far past a table's")
     args = parser.parse_args()
-    if args.check:
-        check(args.check)
+    if args.all:
+        summary(grid_shapes(), args.markdown)
         return
-    rows = []
-    for gm, hands in CASES:
-        players = entrants(hands)
-        rows.append((str(gm), describe(hands), *measure(gm, players, args.give_up)))
-    header = ("GM dice", "players' dice", "CPU time", "work (budget units)", "P(first wins)")
-    if args.markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-    else:
-        for row in (header, *rows):
-            print("  ".join(f"{cell:>24}" for cell in row))
+    shapes = extreme_shapes() if args.extremes else table_shapes()
+    print_table([row(shape, measure(shape)) for shape in shapes], args.markdown)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,15 @@ can read what a tag spent (:attr:`Effort.spent`) instead of timing it.
 ...     search = Effort(30)
 ...     search.spend(20), search.spend(20), tag.spent
 (True, False, 20)
+
+Some work has a larger budget of its own, kept apart from the searches' (a trikus test's
+chances may take a second): it spends from a *side allowance* of the post's meter
+(:meth:`Effort.side`), so a post of many such tags stays bounded too.
+
+>>> with metered(100) as post:
+...     chance = Effort(500, parent=post.side("chance", 800))
+...     chance.spend(400), post.spent, post.side("chance", 800).left
+(True, 0, 400)
 """
 
 from __future__ import annotations
@@ -33,12 +42,15 @@ class Effort:
     stops as soon as either its own budget or the tag's (or the post's) is spent.
     """
 
-    __slots__ = ("budget", "parent", "spent")
+    __slots__ = ("budget", "parent", "sides", "spent")
 
-    def __init__(self, budget: int, parent: Effort | None = None) -> None:
+    def __init__(self, budget: int, parent: Effort | None = None, *, alone: bool = False) -> None:
+        """``parent``: the meter also charged, by default the innermost open one (none
+        with ``alone``)."""
         self.budget = budget
         self.spent = 0
-        self.parent = _CURRENT.get() if parent is None else parent
+        self.parent = None if alone else _CURRENT.get() if parent is None else parent
+        self.sides: dict[str, Effort] | None = None
 
     @property
     def left(self) -> int:
@@ -59,6 +71,20 @@ class Effort:
         if self.parent is not None:
             self.parent._charge(steps)
         return True
+
+    def side(self, name: str, budget: int) -> Effort:
+        """This meter's separate allowance ``name`` of ``budget`` steps, made on first use.
+
+        Work with a budget larger than a tag's (a trikus test's chances) spends from the
+        post meter's side allowance, not from the meter itself: the searches keep their
+        budget, and every such tag of the post shares the allowance.
+        """
+        if self.sides is None:
+            self.sides = {}
+        found = self.sides.get(name)
+        if found is None:
+            found = self.sides[name] = Effort(budget, alone=True)
+        return found
 
     def _charge(self, steps: int) -> None:
         self.spent += steps

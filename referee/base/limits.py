@@ -40,6 +40,12 @@ class Limits:
     # budget (max_post_steps) allows, 16 of these to one of its steps.
     max_odds_outcomes: int = 10_000
     max_odds_steps: int = 150_000
+    # Each player's chance of Success in a trikus test, the one tag allowed a second of
+    # work: steps of about a microsecond, spent on an exact count, else on seeded duels
+    # (an estimate stated with its precision). A post's tests share the post's own
+    # allowance for chances (four tests' worth), apart from max_post_steps.
+    max_chance_steps: int = 1_000_000
+    max_post_chance_steps: int = 4_000_000
     # Steps of the searches that help a player whose text could not be read (a step is
     # about one character examined, about a microsecond): the nearest dice notation to an
     # unreadable roll (repair), the verb, name or craft a slip was meant to be (suggest).

@@ -90,6 +90,19 @@ class TellsGMs(WorkerParts):
             "it tries again by itself.",
         )
 
+    def _tell_notice(self, key: str, notice: dict[str, Any], reason: str) -> None:
+        where = (
+            f"to u/{notice.get('to')}"
+            if notice.get("channel") == "message"
+            else f"in thread {notice.get('thread')}"
+        )
+        self._tell(
+            f"notice:{key}",
+            f"A {notice.get('template', 'notice')} notice {where} could not be sent and will "
+            f"not be tried again ({reason[:200]}). If the thread is locked or archived, or the "
+            "player's account is gone, tell them yourself.",
+        )
+
     def _digest_due(self, now: float) -> float:
         if not self._digest["items"]:
             return float("inf")

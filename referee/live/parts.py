@@ -2,7 +2,8 @@
 
 The :class:`~referee.live.worker.Worker` is made of parts by topic, each a class of
 its own module: reading Reddit (:mod:`referee.live.reading`), delivering replies
-(:mod:`referee.live.delivery`) and publishing the roster (:mod:`referee.live.wiki`).
+(:mod:`referee.live.delivery`), publishing the roster (:mod:`referee.live.wiki`) and
+keeping the pace of turns (:mod:`referee.live.timers`).
 :class:`WorkerParts` names what they share: the worker's state, set in its
 ``__init__``, and the one call every part makes through it, :meth:`Worker._call`.
 """
@@ -17,6 +18,7 @@ from datetime import datetime, timezone
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from referee.base.posts import Post
 from referee.live.reddit import Failure, Forum, ForumError
 from referee.live.schedule import Budget, Cadence, Pace
 from referee.pipeline.campaign import RedditConfig
@@ -82,6 +84,7 @@ class Task(str, Enum):
     INBOX = "inbox"
     EDITS = "edits"  # the edit sweep
     REPLY = "reply"  # one pending reply, or one reply's edit
+    PACE = "pace"  # the turn timers due, then one waiting notice (referee.live.timers)
     ROSTER = "roster"
     DIGEST = "digest"  # the GMs' digest of problems, an hour apart at most
 
@@ -111,6 +114,8 @@ class CycleReport:
     messages: int = 0  # private messages with tags taken in (rolled, or refused)
     roster_published: bool = False  # the wiki roster page was edited
     digests: int = 0  # GMs sent the digest of problems
+    timers: int = 0  # times the turn timers due were fired
+    notices: int = 0  # reminders, expiry lines, GMs' messages and catch-ups sent (or found sent)
     requests: int = 0  # requests from the shell taken (approve, failures --retry...)
     new_posts: int = 0  # of those, posts new to the worker (not read in an earlier cycle)
     tags: int = 0  # tags in the posts and messages refereed
@@ -208,10 +213,18 @@ class WorkerParts:
             """Call Reddit through the budget (see :class:`~referee.live.worker.Worker`)."""
             ...
 
+        def _note_post(self, post: Post) -> None:
+            """A post read and refereed (:mod:`.timers`): for [[catchup]] and the timers."""
+            ...
+
         def _tell_undeliverable(self, fullname: str, reason: str) -> None:
             """Keep a reply that cannot be posted for the GMs' digest (:mod:`.digest`)."""
             ...
 
         def _tell_wiki(self, page: str, failure: str) -> None:
             """Keep a wiki page that cannot be written for the GMs' digest."""
+            ...
+
+        def _tell_notice(self, key: str, notice: dict[str, Any], reason: str) -> None:
+            """Keep a notice that cannot be sent for the GMs' digest."""
             ...

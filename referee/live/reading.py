@@ -22,6 +22,7 @@ from referee.live.parts import (
 )
 from referee.live.reddit import Failure, ForumError
 from referee.read.tags import find_tags
+from referee.resolve.pace_verbs import PRIVATE_VERBS
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +180,8 @@ class ReadsReddit(DeliversReplies):
             post.edited is not None,
         )
         outcome = self.referee.referee(post)
+        if not outcome.replayed:
+            self._note_post(post)  # after refereeing: [[catchup]] counts from the one before
         report.new_posts += not outcome.replayed  # a thread read again holds the known ones
         self._amend(outcome.amended)
         if not outcome.has_reply:
@@ -238,7 +241,11 @@ class ReadsReddit(DeliversReplies):
             return
         gm = message.author.casefold() in self.referee.gms
         log.info("event=message post=%s author=%s gm=%s", message.fullname, message.author, gm)
-        if gm:
+        # A player may ask for his catch-up, reminders or away days in private too.
+        own = bool(scan.tags) and all(
+            tag.text.split(" ", 1)[0].casefold() in PRIVATE_VERBS for tag in scan.tags
+        )
+        if gm or own:
             outcome = self.referee.referee(message, private=True)
             self._amend(outcome.amended)
             report.tags += outcome.tags
@@ -260,7 +267,8 @@ class ReadsReddit(DeliversReplies):
         report.messages += 1
         state = Delivery.SENDING if message.created <= self._restored_at else Delivery.PENDING
         self._set(message.fullname, record, {"state": state.value, "attempts": 0})
-        log.info("event=refereed post=%s private=true refused=%s", message.fullname, not gm)
+        refused = not (gm or own)
+        log.info("event=refereed post=%s private=true refused=%s", message.fullname, refused)
 
     def _sweep_edits(self, report: CycleReport) -> None:
         """Re-read the newest refereed posts (one request) and note any whose tags changed.

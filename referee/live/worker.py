@@ -10,7 +10,8 @@ the account's window runs low)::
     moderators at start and every ``moderators_refresh_hours``: each subreddit's
                moderators, kept in the store, join config.toml's GMs
     settle     replies left "sending" (a crash, a lost answer): find the bot's reply
-               below the post (or in its sent messages), else post again
+               below the post (or in its sent messages), else post again; notices
+               left "sending" likewise, by the mark each ends with
     shell      the requests a GM left from the shell (approve, failures --retry...):
                each taken once, its reply left pending (:mod:`.shell_requests`);
                :func:`~referee.live.service.serve` also looks for them every second
@@ -29,6 +30,9 @@ the account's window runs low)::
     reply      the oldest pending reply (a private message's too), else the next reply
                to edit for the edited note: one a step, so a read of new comments that
                falls due comes next; it goes before the other reads (new, inbox, edits)
+    pace       when a turn timer is due (asked of the store, never of Reddit): fire it,
+               then send one waiting notice (a reminder, an expiry line, a GM's message,
+               a catch-up) exactly once, as replies are (referee.live.timers)
     roster     when anything was refereed: render the roster wiki page and edit it if
                its text changed (a hash in the store), ``ROSTER_GAP`` apart at least;
                a 403 switches this off until restart
@@ -106,6 +110,7 @@ from referee.live.schedule import (
 )
 from referee.live.shell_requests import TakesShellRequests
 from referee.live.status import heartbeat_path, restored_at, write_heartbeat
+from referee.live.timers import KeepsPace
 from referee.live.wiki import PublishesRoster
 from referee.pipeline.campaign import RedditConfig
 from referee.pipeline.flow import Referee
@@ -119,7 +124,7 @@ log = logging.getLogger(__name__)
 YIELDING = (Task.NEW, Task.INBOX, Task.EDITS)
 
 
-class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
+class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests, KeepsPace):
     """Polls through a :class:`~referee.live.reddit.Forum` and referees through a ``Referee``.
 
     Not thread-safe by itself; every public method takes the worker's lock, so the
@@ -176,6 +181,7 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
         self._open: dict[str, None] = dict.fromkeys(keys)
         self._restored_at = restored_at(self.store.path)  # posts before it: look first
         self._load_digest()
+        self._load_pace()
         self._collect_failures()  # ``referee batch``'s, or from before a restart
 
     def _cadences(self) -> dict[Task, Cadence]:
@@ -311,13 +317,15 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
             refresh = self._moderators_at + self.config.moderators_refresh_hours * 3600
             return max(refresh, self._moderators_retry_at)
         if task is Task.SETTLE:
-            return now if self._records(Delivery.SENDING) else never
+            return now if self._records(Delivery.SENDING) or self._notices_sending() else never
         if task is Task.SHELL:
             return self._requests_due(now)
         if task is Task.REPLY:
             return self._reply_due(now)
         if task is Task.DIGEST:
             return self._digest_due(now)
+        if task is Task.PACE:
+            return self._pace_due(now)
         if task is Task.ROSTER:
             return (
                 max(now, self._roster_retry_at)
@@ -365,11 +373,11 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
             report.reddit_seconds = self._reddit_seconds
             report.cpu_seconds = time.thread_time() - cpu_started
             report.reddit_cpu_seconds = self._reddit_cpu_seconds
-        if report.sources or report.delivered or report.failure or report.edited:
+        if report.sources or report.delivered or report.failure or report.edited or report.notices:
             log.info(
                 "event=step_end sources=%s seen=%d refereed=%d messages=%d delivered=%d "
-                "undeliverable=%d edited=%d failure=%s interval=%.0f local_ms=%.1f "
-                "reddit_ms=%.1f",
+                "undeliverable=%d edited=%d notices=%d failure=%s interval=%.0f "
+                "local_ms=%.1f reddit_ms=%.1f",
                 "+".join(report.sources) or "-",
                 report.seen,
                 report.refereed,
@@ -377,6 +385,7 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
                 report.delivered,
                 report.undeliverable,
                 report.edited,
+                report.notices,
                 report.failure.value if report.failure else "-",
                 self.pace.interval,
                 report.local_seconds * 1000,
@@ -390,6 +399,7 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
             self._refresh_moderators()
         elif task is Task.SETTLE:
             self._settle(report)
+            self._settle_notices(report)
         elif task is Task.SHELL:
             self._take_requests(report)
         elif task is Task.INBOX:
@@ -404,6 +414,8 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
             self._publish_roster(report)
         elif task is Task.DIGEST:
             self._send_digest(report)
+        elif task is Task.PACE:
+            self._keep_pace(report, one=one)
         else:
             self._read(task, report)
         if task in self.cadences:
@@ -428,6 +440,7 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests):
     def _note_activity(self, task: Task, report: CycleReport, now: float) -> None:
         if report.refereed or report.messages:
             self._roster_due = True  # approvals, NPCs, wounds and heals all arrive in posts
+            self._timers_changed()  # and turns, deadlines and away days
             if not self.pace.is_active:
                 log.info("event=active interval=%.0f", self.pace.active)
             self.pace.activity(now)

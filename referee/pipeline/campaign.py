@@ -22,6 +22,7 @@ from typing import Any
 
 from referee.base.dice import commitment
 from referee.base.errors import ConfigError, UserError
+from referee.resolve.pace import PaceConfig, read_pace
 from referee.resolve.tracker import NEXT_BY
 from referee.store.entries import character_key, store_entry
 from referee.store.store import Store
@@ -84,6 +85,7 @@ class Config:
     reddit: RedditConfig = RedditConfig()
     npc_stats: str = "shown"  # [roster] npc_stats: whether players see the stats of NPCs
     next_by: str = "turn"  # [initiative] next_by: who besides a GM may write [[next]]
+    pace: PaceConfig = field(default_factory=PaceConfig)  # [pace]: deadlines, reminders
 
     @property
     def root(self) -> Path:
@@ -122,6 +124,7 @@ _SECTIONS: dict[str, set[str]] = {
     "rulings": set(),  # checked by the rules module itself
     "roster": {"npc_stats"},
     "initiative": {"next_by"},
+    "pace": {"turn_hours", "remind_at", "on_expiry"},
     "reddit": {
         "site",
         "subreddits",
@@ -294,6 +297,9 @@ def load_config(path: Path) -> Config:
             f"initiative.next_by = {next_by!r}: write one of {', '.join(map(repr, NEXT_BY))} "
             '("turn": a GM, or the player whose character has the turn).'
         )
+    pace_table = document.get("pace", {})
+    pace, pace_problems = read_pace(pace_table if isinstance(pace_table, dict) else {})
+    problems.extend(pace_problems)
     if "secret" in secret or "value" in secret:
         problems.append("Never put the secret itself in config.toml; use [secret] env or file.")
     rulings = document.get("rulings", {})
@@ -327,6 +333,7 @@ def load_config(path: Path) -> Config:
         reddit=reddit_config,
         npc_stats=str(npc_stats),
         next_by=next_by,
+        pace=pace,
     )
 
 

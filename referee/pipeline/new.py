@@ -85,6 +85,16 @@ npc_stats = "shown"
 # "anyone", or "gm" (GMs only).
 next_by = "turn"
 
+[pace]
+# Hours a player has for a turn in a thread's initiative, from the moment it begins (0: no
+# deadline, unless a GM sets one in a thread with [[deadline 48h]]; 48 is two days).
+turn_hours = 0
+# The share of a turn's time after which its players are reminded, once (0: never).
+remind_at = 0.5
+# When a turn's time is up: "skip" (the turn passes on, with a line saying so), "gm" (each
+# GM gets a private message to act for the character) or "hold" (nothing moves).
+on_expiry = "gm"
+
 [reddit]
 # The praw.ini section with the bot's credentials (or use praw_* environment variables).
 site = "referee"

@@ -62,6 +62,7 @@ class Session:
             npc_stats=self.campaign.config.npc_stats,
             campaign_name=self.campaign.config.name,
             next_by=self.campaign.config.next_by,
+            pace=self.campaign.config.pace,
         )
         self.roster.finds_hidden = context.by_gm
         self.roster.sees_hidden = context.sees_hidden

@@ -3,8 +3,8 @@
 Templates are looked up in the campaign's ``templates_dir``, then the campaign system's
 folder, then the core's ``templates/`` beside this module. The filters are the ways a
 template writes a value: ``md`` (user text made inert), ``die``, ``pct``, ``signed``,
-``sentence``, ``tree`` and ``odds_note`` (a rolled dice tree and its chance), and the
-initiative tracker's pieces.
+``sentence``, ``tree`` and ``odds_note`` (a rolled dice tree and its chance), the
+initiative tracker's pieces and the pace's (deadlines, days, mentions).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import jinja2
 
 from referee.base.markdown import escape_markdown, format_die, percent, sentence_start, signed
 from referee.notation.markdown import markdown, odds_note
+from referee.render.pace_markdown import HELPERS as PACE
 from referee.render.tracker_markdown import HELPERS as TRACKER
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ def make_environment(
     environment.filters["tree"] = markdown
     environment.filters["odds_note"] = odds_note
     environment.filters.update(TRACKER)  # the tracker's order, turn and names
+    environment.filters.update(PACE)  # deadlines, days and mentions
     environment.globals["honors_npc_stats"] = _reads(environment, "roster.md.j2", "npc_stats")
     for name, helper in (system.template_helpers() if system is not None else {}).items():
         # A callable is a filter (``{{ roll|roll }}``); a value is a global (``ladder``).

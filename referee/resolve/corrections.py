@@ -180,9 +180,10 @@ def void_roll(
         undone_record = undo(copy.deepcopy(before), changes)
         # A system whose state a plain field-by-field undo could take outside its rules
         # (edge: an advantage of 9) keeps it within them.
-        within_rules = getattr(context.system, "undo_within_rules", None)
-        if within_rules is not None:
-            undone_record = within_rules(table_name, before, undone_record, changes)
+        if context.system is not None:
+            undone_record = context.system.undo_within_rules(
+                table_name, before, undone_record, changes
+            )
         if undone_record.record is None:
             table.delete(key)
         else:

@@ -45,7 +45,7 @@ from referee.read.tags import (
     parse_end,
     parse_help,
 )
-from referee.resolve import tracker_requests, tracker_verbs
+from referee.resolve import pace_verbs, tracker_requests, tracker_verbs
 from referee.resolve.corrections import CORRECTION_VERBS
 from referee.resolve.lookup import LOOKUP_VERBS
 from referee.resolve.npc import npc_verb
@@ -254,6 +254,7 @@ def _refuse_name_clash(context: Context, name: str, player: str) -> None:
 def resolve_end(request: EndEncounter, context: Context, dice: DiceSource) -> Resolution:
     outcome = _system(context).end_encounter(context)
     had_tracker = tracker_verbs.clear(context)
+    pace_verbs.end_turn(context)
     return Resolution("encounter", EncounterResult(bool(outcome) or had_tracker, outcome))
 
 
@@ -458,7 +459,9 @@ def verbs_for(system: System | None) -> dict[str, Verb]:
     core_npc = npc_verb(system) if system is not None and "npc" not in taken else None
     npc = (core_npc,) if core_npc is not None else ()
     records = tuple(
-        verb for verb in (*npc, *LOOKUP_VERBS, *CORRECTION_VERBS) if verb.name not in taken
+        verb
+        for verb in (*npc, *LOOKUP_VERBS, *CORRECTION_VERBS, *pace_verbs.PACE_VERBS)
+        if verb.name not in taken
     )
     table = verb_table((roll, *joined, *tracker, *_CORE_FLOW[:-1], *records, _CORE_FLOW[-1]))
     _TABLES[id(system)] = (system, table)
@@ -487,4 +490,6 @@ def resolve_request(
     if resolution.initiative:
         joined = tracker_verbs.join_rolled(context, resolution.initiative)
         resolution = replace(resolution, tracker=joined)
+    if resolution.tracker is not None or resolution.kind == tracker_verbs.KIND:
+        resolution = pace_verbs.follow(resolution, context)  # the turn's clock and deadline
     return resolution

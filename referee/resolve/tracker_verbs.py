@@ -66,7 +66,8 @@ KIND = "tracker"  # the kind (and template, verdict_tracker) of every tracker ve
 class TrackerResult:
     """What a tracker tag did, and the thread's tracker after it (the template shows both)."""
 
-    action: str  # added, removed, next, list, condition, cleared, started, joined, restarted
+    action: str  # added, removed, next, list, condition, cleared, started, joined, restarted,
+    # passed ([[pass]], [[away]] or the bot moved the turn on: referee.resolve.pace_verbs)
     tracker: Tracker
     names: tuple[str, ...] = ()  # whom it concerns (added, removed, joined, a condition's)
     score: int | None = None  # where an added combatant was placed
@@ -77,6 +78,11 @@ class TrackerResult:
     new_round: bool = False
     left: tuple[str, ...] = ()  # a new order replaced these combatants
     by: str = ""  # who wrote the tag
+    # The turn's deadline and the away combatants passed over (referee.resolve.pace_state).
+    until: float | None = None  # when the current turn's time is up; None: no deadline
+    overdue: bool = False  # its time ran out and the turn was held
+    skipped: tuple[str, ...] = ()  # away combatants whose turns were passed over
+    waiting: tuple[str, ...] = ()  # passed: those of the turn still to act (it stays theirs)
 
     def ledger(self) -> dict[str, Any]:
         """What the ledger row keeps: the round and whose turn it is after the tag."""
@@ -93,7 +99,7 @@ class TrackerResult:
 # ------------------------------------------------------------------------ permissions
 
 
-def _owner(context: Context, name: str) -> str | None:
+def owner_of(context: Context, name: str) -> str | None:
     """The username owning the character or named thing called exactly ``name``, if any."""
     key = character_key(name)
     tables = ("characters", *getattr(context.system, "named_tables", ()))
@@ -105,17 +111,18 @@ def _owner(context: Context, name: str) -> str | None:
     return None
 
 
-def _controls(context: Context, name: str) -> bool:
+def controls(context: Context, name: str) -> bool:
+    """Whether the post's author may act for ``name``: a GM, or its owner."""
     if context.by_gm:
         return True
-    owner = _owner(context, name)
+    owner = owner_of(context, name)
     return owner is not None and owner.casefold() == context.post.author.casefold()
 
 
 def _refuse_unless_controls(context: Context, name: str, doing: str) -> None:
-    if _controls(context, name):
+    if controls(context, name):
         return
-    owner = _owner(context, name)
+    owner = owner_of(context, name)
     whose = f"u/{owner}'s character" if owner else "a GM's combatant"
     raise Forbidden(f"{name} is {whose}; only its owner or a GM may {doing}.")
 
@@ -166,7 +173,8 @@ def _keep(context: Context, thread: str, encoded: bytes, value: Tracker) -> None
 _KEPT = 256  # threads whose tracker is kept; a batch plays one thread, a worker a few
 
 
-def _save(context: Context, value: Tracker) -> None:
+def save(context: Context, value: Tracker) -> None:
+    """Write the thread's tracker (through the tag's change set), keeping its value."""
     table = context.table(TABLE)
     thread = context.post.thread
     table.put(thread, tracker.to_record(value, thread))
@@ -284,7 +292,7 @@ def _add(request: AddCombatant, context: Context, dice: DiceSource) -> TrackerRe
             )
     assert score is not None
     after = tracker.add(found, name, score)
-    _save(context, after)
+    save(context, after)
     return TrackerResult(
         "added",
         after,
@@ -307,7 +315,7 @@ def _remove(request: RemoveCombatant, context: Context, dice: DiceSource) -> Tra
     current = after.current
     if found.started and current is None:  # the turn's last combatant left: the turn passes
         step = tracker.advance(after)
-        _save(context, step.tracker)
+        save(context, step.tracker)
         return TrackerResult(
             "removed",
             step.tracker,
@@ -317,7 +325,7 @@ def _remove(request: RemoveCombatant, context: Context, dice: DiceSource) -> Tra
             when="passed",
             by=context.post.author,
         )
-    _save(context, after)
+    save(context, after)
     return TrackerResult("removed", after, (combatant.name,), by=context.post.author)
 
 
@@ -330,7 +338,7 @@ def _may_advance(context: Context, found: Tracker, next_by: NextBy) -> None:
     current = found.current
     if current is None:
         raise Forbidden(f"The fight has not begun: a GM starts it with [[next]] {rule}.")
-    if not any(_controls(context, name) for name in current.names):
+    if not any(controls(context, name) for name in current.names):
         whose = " & ".join(current.names)
         raise Forbidden(
             f"It is {whose}'s turn, not a character of u/{context.post.author}'s: only a GM "
@@ -342,7 +350,7 @@ def _next(request: NextTurn, context: Context, dice: DiceSource) -> TrackerResul
     found = _running(context)
     _may_advance(context, found, NextBy(context.next_by))
     step = tracker.advance(found)
-    _save(context, step.tracker)
+    save(context, step.tracker)
     return TrackerResult(
         "next",
         step.tracker,
@@ -375,7 +383,7 @@ def _condition(request: SetCondition, context: Context, dice: DiceSource) -> Tra
     after, made = tracker.set_condition(
         found, combatant.name, name, request.rounds, context.post.author
     )
-    _save(context, after)
+    save(context, after)
     return TrackerResult(
         "condition", after, (combatant.name,), conditions=(made,), by=context.post.author
     )
@@ -405,7 +413,7 @@ def _clear(request: ClearCondition, context: Context, dice: DiceSource) -> Track
             )
         chosen = tuple(c for c in chosen if c not in others)
     after = tracker.clear_conditions(found, combatant.name, chosen)
-    _save(context, after)
+    save(context, after)
     return TrackerResult(
         "cleared", after, (combatant.name,), conditions=chosen, by=context.post.author
     )
@@ -445,7 +453,7 @@ def join_rolled(context: Context, totals: tuple[tuple[str, int], ...]) -> Tracke
         for name, total in totals:
             fresh = tracker.add(fresh, name, total)
         started = tracker.advance(fresh).tracker
-        _save(context, started)
+        save(context, started)
         action = "restarted" if found is not None and found.combatants else "started"
         return TrackerResult(
             action, started, tuple(n for n, _ in totals), left=left, by=context.post.author
@@ -465,7 +473,7 @@ def join_rolled(context: Context, totals: tuple[tuple[str, int], ...]) -> Tracke
     after = found
     for name, total in totals:
         after = tracker.add(after, name, total)
-    _save(context, after)
+    save(context, after)
     whens = {_placement(found, total) for _, total in totals}
     return TrackerResult(
         "joined",

@@ -11,7 +11,7 @@ difference (:func:`difference`), so ``[[void]]`` can undo that tag alone later, 
 after other tags changed the same record (:func:`undo`).
 
 >>> difference({"wounds": 0, "name": "Kara"}, {"wounds": 1, "name": "Kara"})
-[[['wounds'], 0, 1]]
+[[['wounds'], 0, 1, '']]
 """
 
 from __future__ import annotations
@@ -154,23 +154,35 @@ def roll_entry(
 # -- undoing a tag -------------------------------------------------------------------
 
 
+ADDED, REMOVED = "added", "removed"  # a field the tag added, or took away, whole
+
+
 def difference(before: Any, after: Any, path: list[str] | None = None) -> list[list[Any]]:
     """What changed from ``before`` to ``after``: ``[path, old, new]`` per changed field.
 
     Dicts are compared key by key; anything else (numbers, strings, lists) is one
-    field. A record the tag created or deleted is one entry with an empty path.
+    field. A fourth item says how: ``""`` changed, ``"added"`` or ``"removed"`` whole,
+    so an undo takes an added key out but gives a field that held ``None`` its ``None``
+    back. (Undo data kept before the fourth item has three: a ``None`` there meant the
+    key was taken out.) A record the tag created or deleted is one entry with an empty
+    path.
+
+    >>> difference({"winner": None}, {"winner": "Kara", "turn": 1})
+    [[['winner'], None, 'Kara', ''], [['turn'], None, 1, 'added']]
     """
     path = path or []
     if isinstance(before, dict) and isinstance(after, dict):
         changed: list[list[Any]] = []
         for key in dict.fromkeys((*before, *after)):
-            if before.get(key) != after.get(key):
-                if key in before and key in after:
+            if key in before and key in after:
+                if before[key] != after[key]:
                     changed += difference(before[key], after[key], [*path, key])
-                else:
-                    changed.append([[*path, key], before.get(key), after.get(key)])
+            elif key in after:
+                changed.append([[*path, key], None, after[key], ADDED])
+            else:
+                changed.append([[*path, key], before[key], None, REMOVED])
         return changed
-    return [[path, before, after]] if before != after else []
+    return [[path, before, after, ""]] if before != after else []
 
 
 @dataclass(frozen=True)
@@ -184,20 +196,30 @@ class Undone:
 def undo(current: dict[str, Any] | None, changes: list[list[Any]]) -> Undone:
     """Take ``changes`` (from :func:`difference`) back out of the record as it is now.
 
-    A field still holding what the tag wrote goes back to what it was; a number
-    changed again since keeps the later change (``wounds`` 0→1 by the voided tag, then
-    1→2: back to 1); any other field changed since is left and named in ``kept``.
+    A field still holding what the tag wrote goes back to what it was (taken out if the
+    tag added it); a number changed again since keeps the later change (``wounds`` 0→1
+    by the voided tag, then 1→2: back to 1); any other field changed since is left and
+    named in ``kept``. A record the tag created goes, unless later tags changed it since:
+    then what they did is kept, and the record is named in ``kept``.
 
     >>> undo({"wounds": 2}, [[["wounds"], 0, 1]]).record
     {'wounds': 1}
     >>> undo({"state": "fled"}, [[["state"], "fighting", "dead"]]).kept
     ('state',)
+    >>> undo({"winner": "Kara"}, [[["winner"], None, "Kara", ""]]).record
+    {'winner': None}
+    >>> undo({"winner": "Kara"}, [[["winner"], None, "Kara", "added"]]).record
+    {}
+    >>> undo({"tasks": 2}, [[[], None, {"tasks": 1}]])
+    Undone(record={'tasks': 2}, kept=('the record',))
     """
     kept: list[str] = []
-    for path, old, new in changes:
+    for path, old, new, *how in changes:
         if not path:  # the tag created (or deleted) the whole record
             if old is None:
-                return Undone(None, ())
+                if current is None or current == new:
+                    return Undone(None, ())
+                return Undone(current, ("the record",))  # later tags' changes stand
             return Undone(old, ()) if current is None else Undone(current, ("the record",))
         if current is None:
             kept.append(".".join(map(str, path)))
@@ -210,8 +232,10 @@ def undo(current: dict[str, Any] | None, changes: list[list[Any]]) -> Undone:
             continue
         last = path[-1]
         now = parent.get(last)
-        if now == new:
-            if old is None:
+        if now == new and (last in parent or how == [REMOVED]):
+            # A field the tag added goes; one that held None gets None back (undo data
+            # without the fourth item, kept before it, took a None out: as it did then).
+            if old is None and how in ([ADDED], []):
                 parent.pop(last, None)
             else:
                 parent[last] = old

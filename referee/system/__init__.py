@@ -47,6 +47,10 @@ What a system provides (each member of :class:`System` says what it is for):
   (:mod:`referee.resolve.tracker_verbs`) keeps each thread's order, turn, round and conditions, and
   gives every campaign ``[[next]]`` and ``[[init add|remove|list|effect|re|end ...]]``
   (the order set by hand where the system rolls none);
+* **its state's rules**: ``invariants`` (every way the stored state has left the rules,
+  which the conformance kit checks after every tag of random play) and
+  ``undo_within_rules`` (a voided tag's undo kept within them); :class:`PlainUndo` gives
+  both for a system that needs nothing of its own;
 * **its hooks**: ``end_encounter`` (called by the core's ``[[end encounter]]``),
   ``roster_view`` (what the wiki roster shows, campaign state such as scenes and
   timers included), ``character_rows`` (``referee characters``), ``seed_store`` (the
@@ -83,6 +87,7 @@ from referee.system.interface import (
     OddsCase,
     ParseContext,
     Parser,
+    PlainUndo,
     Resolution,
     Resolver,
     System,
@@ -108,6 +113,7 @@ __all__ = [
     "OddsCase",
     "ParseContext",
     "Parser",
+    "PlainUndo",
     "Resolution",
     "Resolver",
     "Roster",

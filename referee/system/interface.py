@@ -18,6 +18,7 @@ from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.base.posts import Post
 from referee.store.changes import ChangeSet, TrackedTable
 from referee.store.entries import character_key
+from referee.store.records import Undone
 from referee.system.roster import Roster, SheetFormat, unique_prefix
 
 
@@ -91,8 +92,9 @@ class GmOption:
     {why}. {fix}", so a player learns who decides and how his tag goes without it.
     ``sets`` reads a request the verb's parser made and says whether the tag sets the
     option (it answers False for any other request, such as dice notation read by a
-    joined ``roll``); ``applies``, when given, says whether the option is the GM's in
-    the tag's thread now (``pool``'s ``diff`` once the GM set a standing difficulty).
+    joined ``roll``); ``applies``, when given, says whether the option is the GM's for
+    that request in the tag's thread now (``pool``'s ``diff`` once the GM set a
+    difficulty for the thread or for the character's roll).
 
     >>> adv = GmOption("adv N", lambda r: "adv" in r, "give Advantage", "Roll without adv.",
     ...                example="roll Kara body adv 1")
@@ -110,7 +112,9 @@ class GmOption:
     # ``setup``): the conformance kit posts it as a player and as a stranger.
     example: str
     setup: tuple[str, ...] = ()  # the GM's tags that make the option the GM's, for the kit
-    applies: Callable[[Context], bool] | None = None  # None: the GM's everywhere
+    # Whether the option is the GM's for this request in this thread now (the tag's
+    # context); None: the GM's everywhere.
+    applies: Callable[[Any, Context], bool] | None = None
 
     def refusal(self, request: Any, context: Context) -> str:
         """The words refusing a player's tag that sets the option."""
@@ -196,6 +200,30 @@ class System(Protocol):
         """Fill empty tables from the sheets the campaign ships; raise ConfigError on refusals."""
         ...
 
+    def invariants(self, tables: Mapping[str, Mapping[str, Any]], rules: Any) -> list[str]:
+        """Every way the campaign's state has left the rules, in words ([] when it has not).
+
+        ``tables`` holds the records of ``characters`` and of each of ``tables``, by key
+        (the store as it stands after a tag). The conformance kit plays random sequences
+        of the system's verbs, voids, revivals, encounters' ends and restarts, and calls
+        this after every tag: an advantage of 9, Willpower above the sheet's, a line lost
+        for no refresh, a fight held by the dead are what it finds.
+        """
+        ...
+
+    def undo_within_rules(
+        self, table: str, before: dict[str, Any] | None, undone: Undone, changes: list[list[Any]]
+    ) -> Undone:
+        """A voided tag's undo of one record, kept within the rules.
+
+        The core takes a voided tag's writes back field by field
+        (:func:`referee.store.records.undo`: a number by the difference the tag made);
+        ``before`` is the record until now, ``undone`` what that undo made of it and
+        ``changes`` the tag's ``[path, old, new]`` writes. Return it as the rules allow
+        (:class:`PlainUndo` returns it unchanged).
+        """
+        ...
+
     def end_encounter(self, context: Context) -> Any:
         """The core's [[end encounter]] ran in ``context.post.thread``: reset what it resets.
 
@@ -230,6 +258,22 @@ class System(Protocol):
     def template_helpers(self) -> Mapping[str, Any]:
         """Filters and globals the system's templates use (name -> function or value)."""
         ...
+
+
+class PlainUndo:
+    """The two state hooks of :class:`System` for a system whose state needs no more than
+    the core gives: no invariants of its own, and a voided tag's writes taken back as the
+    core takes them. A system inherits it and overrides what it needs."""
+
+    def invariants(self, tables: Mapping[str, Mapping[str, Any]], rules: Any) -> list[str]:
+        """No invariants beyond the core's."""
+        return []
+
+    def undo_within_rules(
+        self, table: str, before: dict[str, Any] | None, undone: Undone, changes: list[list[Any]]
+    ) -> Undone:
+        """The core's undo, as it is."""
+        return undone
 
 
 @dataclass(frozen=True)
@@ -333,6 +377,7 @@ class Context:
     campaign_name: str = ""  # config.toml's [campaign] name
     npc_stats: str = "shown"  # config.toml's [roster] npc_stats: "shown" or "hidden"
     next_by: str = "turn"  # config's [initiative] next_by: who may write [[next]] besides a GM
+    pace: Any = None  # config's [pace]: turn deadlines (a referee.resolve.pace.PaceConfig)
     roll_id: str = ""  # the id the verdict of the tag being resolved carries ("" outside a post)
 
     @property
@@ -380,7 +425,7 @@ def refuse_gm_options(verb: Verb, request: Any, context: Context) -> None:
     if not verb.gm_options or context.by_gm:
         return
     for option in verb.gm_options:
-        if option.sets(request) and (option.applies is None or option.applies(context)):
+        if option.sets(request) and (option.applies is None or option.applies(request, context)):
             raise Forbidden(option.refusal(request, context))
 
 

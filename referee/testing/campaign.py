@@ -91,6 +91,29 @@ def make_campaign(
     return campaign
 
 
+def example_campaign(system: Any, folder: Path, understudy: str = "") -> Campaign:
+    """``system``'s example campaign (:meth:`System.example_campaign`) on disk under
+    ``folder``: its player owns every player's character, its GM is the campaign's GM.
+    ``understudy``: the name of a copy of its first NPC, added as a second NPC."""
+    example = system.example_campaign()
+    records = dict(example.records)
+    sheets = [
+        {**sheet, "owner": example.player if sheet.get("kind", "pc") == "pc" else None}
+        for sheet in records.pop("characters", ())
+    ]
+    npcs = [sheet for sheet in sheets if sheet["owner"] is None]
+    if understudy and npcs:
+        sheets.append({**npcs[0], "name": understudy})
+    return make_campaign(
+        folder,
+        sheets,
+        rulings=example.rulings,
+        gms=(example.gm,),
+        system=system.name,
+        records=records,
+    )
+
+
 def _toml(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -22,6 +22,11 @@ returns the :class:`Conformance` it measured). It checks, against the
   GM's tag resolves); every verb whose example names a player's character is posted by a
   stranger, and with those characters swapped for the GM's NPCs by the player, and must
   be refused with a reason;
+* **state within the rules**: a seeded random sequence of ``plays`` posts (every verb's
+  and GM-only option's example, by the GM or the player, the characters swapped about,
+  with ``[[void]]``, ``[[revive]]``, ``[[end encounter]]`` and restarts) leaves the
+  store within the system's :meth:`~referee.system.System.invariants` after every one
+  (:mod:`referee.testing.random_play`);
 * **odds**: every :class:`~referee.system.OddsCase` sums to exactly 1, and ``rolls``
   seeded samples (100,000 by default) land on its outcomes as often as it says
   (chi-square p-value above ``alpha``; an outcome it calls impossible fails at once);
@@ -52,8 +57,9 @@ from referee.pipeline.campaign import Campaign
 from referee.read.tags import read_tag
 from referee.resolve.dispatch import verbs_for
 from referee.system import ParseContext, System, Verb, rulings_defaults
-from referee.testing.campaign import make_campaign
+from referee.testing.campaign import example_campaign
 from referee.testing.odds import chi_square_p
+from referee.testing.random_play import play_at_random
 from referee.testing.resolving import resolve_tag, tag_context
 
 # What follows a verb in the hostile-tag check: each must give a problem, never a crash.
@@ -107,7 +113,13 @@ class Conformance:
 
 
 def check_system(
-    system: System, folder: Path, *, rolls: int = 100_000, alpha: float = 1e-4, seed: int = 2024
+    system: System,
+    folder: Path,
+    *,
+    rolls: int = 100_000,
+    alpha: float = 1e-4,
+    seed: int = 2024,
+    plays: int = 200,
 ) -> Conformance:
     """Run every check on ``system`` in a throw-away campaign under ``folder``.
 
@@ -122,6 +134,7 @@ def check_system(
     _gm_options(system, folder / "gm-options", report, seed)
     _others_characters(system, folder / "others", report, seed)
     _mutated_examples(system, folder / "mutated", report, seed)
+    report.problems += play_at_random(system, folder / "play", steps=plays, seed=seed)
     _odds(system, report, rolls, alpha, seed)
     if report.problems:
         raise AssertionError(
@@ -168,23 +181,7 @@ UNDERSTUDY = "Understudy"  # a second NPC the kit adds, a copy of the example's 
 
 
 def _example_campaign(system: System, folder: Path, understudy: bool = False) -> Campaign:
-    example = system.example_campaign()
-    records = dict(example.records)
-    sheets = [
-        {**sheet, "owner": example.player if sheet.get("kind", "pc") == "pc" else None}
-        for sheet in records.pop("characters", ())
-    ]
-    npcs = [sheet for sheet in sheets if sheet["owner"] is None]
-    if understudy and npcs:
-        sheets.append({**npcs[0], "name": UNDERSTUDY})
-    return make_campaign(
-        folder,
-        sheets,
-        rulings=example.rulings,
-        gms=(example.gm,),
-        system=system.name,
-        records=records,
-    )
+    return example_campaign(system, folder, UNDERSTUDY if understudy else "")
 
 
 def _verbs(system: System, folder: Path, report: Conformance, seed: int) -> None:

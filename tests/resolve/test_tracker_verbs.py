@@ -307,7 +307,7 @@ def test_a_tracker_write_rolled_back_is_not_read_back(open_campaign) -> None:
     _post(referee, GM, "[[init Kara, Dax, Trooper 1]]")
     started = _tracker(campaign)
     context = referee.session.context(Post("t1_undone", "t3_fight", GM, "", 0.0))
-    tracker_verbs._save(context, advance(started).tracker)
+    tracker_verbs.save(context, advance(started).tracker)
     written = tracker_verbs.load(context)
     context.changes.rollback()
     assert (advance(started).tracker, started) == (written, tracker_verbs.load(context))

@@ -11,13 +11,33 @@ from referee.store.store import Store
 
 
 def test_undo_of_a_created_record_deletes_it_and_of_a_deleted_one_restores_it() -> None:
-    """A record the tag made goes; a record the tag deleted comes back."""
+    """A record the tag made, untouched since, goes; a record the tag deleted comes back."""
     created = difference(None, {"name": "Bandit"})
     deleted = difference({"name": "Bandit"}, None)
     assert (None, {"name": "Bandit"}) == (
-        undo({"name": "Bandit", "wounds": 1}, created).record,
+        undo({"name": "Bandit"}, created).record,
         undo(None, deleted).record,
     )
+
+
+def test_undo_of_a_created_record_keeps_what_later_tags_did() -> None:
+    """A thread's record made by the voided tag and changed since (a wound, a task) stays
+    as later tags left it, and is named for the GM: it is never deleted with their work."""
+    created = difference(None, {"name": "Bandit"})
+    result = undo({"name": "Bandit", "wounds": 1}, created)
+    assert ({"name": "Bandit", "wounds": 1}, ("the record",)) == (result.record, result.kept)
+
+
+def test_undo_gives_a_field_that_held_none_its_none_back() -> None:
+    """A contest's winner None -> Kara: undone to None, the key kept (its record still reads);
+    a field the tag added goes."""
+    changes = difference({"winner": None}, {"winner": "Kara", "turn": 3})
+    assert {"winner": None} == undo({"winner": "Kara", "turn": 3}, changes).record
+
+
+def test_undo_data_kept_before_the_fourth_item_reads_as_it_did() -> None:
+    """A stored three-item change whose old value is None took the key out: it still does."""
+    assert {} == undo({"turn": 3}, [[["turn"], None, 3]]).record
 
 
 def test_undo_leaves_a_field_changed_since_and_names_it() -> None:

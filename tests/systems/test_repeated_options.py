@@ -2,8 +2,8 @@
 
 Each tag is the GM's (who may set every option), in the system's example campaign, so
 nothing but the repetition refuses it; each sheet is a player's application. Modifiers
-(``+1 +2``, stepped's ``env 1 cover 2``) add up, as their form says, and a level-up may put both its Tiers on one
-technique by naming it twice: neither is a repeated option.
+(``+1 +2``, stepped's ``env 1 cover 2``) add up, as their form says, and a level-up may
+put both its Tiers on one technique by naming it twice: neither is a repeated option.
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ def test_a_gm_option_a_player_may_set_after_all_is_reported(
         "add to a roll",
         "Roll without +N.",
         "roll Kara agility +2",
-        applies=lambda context: False,
+        applies=lambda request, context: False,
     )
     _with_verb(monkeypatch, stepped, "roll", gm_options=(never,))
     report = Conformance("stepped")

@@ -226,6 +226,10 @@ class Edge(SeedsCharacters):
         """A voided tag's undo kept within §4.1: the advantage 1-6, encounters whole."""
         return undo.undo_within_rules(table, before, undone, changes)
 
+    def invariants(self, tables: Mapping[str, Mapping[str, Any]], rules: Any) -> list[str]:
+        """Every way the stored state has left the rules (see :mod:`.invariants`)."""
+        return undo.invariants(tables, rules)
+
     def roster_view(
         self, campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]
     ) -> RosterView:

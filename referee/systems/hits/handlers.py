@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -31,7 +32,8 @@ from referee.system import Context, Resolution, require_control
 from referee.systems.changes import Change, find_name
 from referee.systems.roster import find_character
 
-from . import influence
+from . import influence, redo
+from .duels import DuelStatus
 from .odds import OpposedOdds, at_least, group_odds, level_odds, opposed_odds, quick_odds
 from .rolls import (
     LevelRoll,
@@ -46,7 +48,7 @@ from .rolls import (
     roll_quick,
 )
 from .rulings import Rulings, TraitsInRoll
-from .scene import CampaignClock, Mode
+from .scene import CampaignClock, Mode, Spend
 from .sheet import DICE_TRAITS, Attribute, Character, Standing
 from .state import CampaignState, state_from_dict, state_to_dict
 from .tags import Group, Named, Opposed, Pool
@@ -212,10 +214,30 @@ def side_of(context: Context, character: Character, pool: Pool, standard: bool =
 
 
 def roller(context: Context, name: str, doing: str) -> Character:
-    """A character the poster may roll for: his own, or any for a GM; one in play."""
+    """A character the poster may roll for: his own, or any for a GM; one in the scene."""
     character: Character = require_control(context, name, doing)
     require_in_play(character)
+    require_in_scene(context, character)
     return character
+
+
+def require_in_scene(context: Context, character: Character) -> None:
+    """Refuse a duellist: both leave the scene for the duel's own until it is settled
+    ("ambos os participantes saem de Cena e entram em uma Cena separada")."""
+    for duel in load_state(context).duels.duels:
+        names = (duel.initiator.casefold(), duel.target.casefold())
+        if character.name.casefold() in names and duel.status is not DuelStatus.DONE:
+            other = duel.target if names[0] == character.name.casefold() else duel.initiator
+            n = duel.id
+            step = (
+                f"[[duel {n} withdraw]], [[duel {n} accept]] or [[duel {n} resist]]"
+                if duel.status is DuelStatus.INITIATOR_LOST
+                else f"[[duel {n} roll]]"
+            )
+            raise RuleViolation(
+                f"{character.name} is duelling {other} (duel {duel.id}), in a scene of their "
+                f"own, and is back in this one when the duel is settled: {step}."
+            )
 
 
 def _pool_view(
@@ -262,17 +284,36 @@ def _remember(
             "redone": roll.redo,
             # All in redoes a roll of the scene it was made in, judged as it was then.
             "scene": clock.scene.number,
+            "open": clock.scene.open,
             "mode": scene_mode(clock).value,
         },
     )
 
 
-def _remember_unredoable(context: Context, names: Iterable[str], kind: str) -> None:
-    """A quick, opposed or group roll is now the character's last roll: All in refuses it."""
+def _remember_shared(
+    context: Context, names: Iterable[str], record: dict[str, Any], clock: CampaignClock
+) -> None:
+    """A quick, opposed or group roll is now each roller's last roll, for All in (:mod:`.redo`)."""
+    kept = {
+        **record,
+        "version": ROLL_VERSION,
+        "roll_id": context.roll_id,
+        "scene": clock.scene.number,
+        "open": clock.scene.open,
+        "mode": scene_mode(clock).value,
+    }
     for name in names:
-        context.table(ROLLS_TABLE).put(
-            character_key(name), {"version": ROLL_VERSION, "roll_id": context.roll_id, "kind": kind}
-        )
+        context.table(ROLLS_TABLE).put(character_key(name), kept)
+
+
+def _rewrite_shared(context: Context, before: dict[str, Any], after: dict[str, Any]) -> None:
+    """Every roller's copy of a redone roll, rewritten (another's All in sees the redo)."""
+    table = context.table(ROLLS_TABLE)
+    names = [str(s["name"]) for s in after.get("sides", ())] or [str(after["side"]["name"])]
+    for name in names:
+        key = character_key(name)
+        if (table.get(key) or {}).get("roll_id") == before.get("roll_id"):
+            table.put(key, after)
 
 
 def resolve_roll(request: Pool, context: Context, dice: DiceSource) -> Resolution:
@@ -300,23 +341,26 @@ def resolve_all_in(request: Named, context: Context, dice: DiceSource) -> Resolu
     record = context.table(ROLLS_TABLE).get(character_key(character.name))
     if record is None:
         raise RuleViolation(f"{character.name} has made no roll to redo.")
-    if "kind" in record:
+    if "kind" in record and "side" not in record and "sides" not in record:
         raise RuleViolation(
             f"{character.name}'s last roll ({record.get('roll_id') or 'earlier'}) was a "
-            f"{record['kind']} roll; All in redoes a standard roll (roll ...) of his own."
+            f"{record['kind']} roll made before All in could redo one; roll anew."
         )
-    if record.get("redone"):
+    if "kind" not in record and record.get("redone"):
         raise RuleViolation(
             f"{character.name}'s last roll ({record.get('roll_id') or 'earlier'}) was already "
             "redone with All in; a roll is redone once."
         )
     state = load_state(context)
-    scene = record.get("scene")
-    if scene is not None and scene != state.clock.scene.number:
+    scene, clock = record.get("scene"), state.clock
+    ended = record.get("open") and not clock.scene.open  # its scene has ended since
+    if scene is not None and (scene != clock.scene.number or ended):
         raise RuleViolation(
             f"{character.name}'s last roll ({record.get('roll_id') or 'earlier'}) was made "
             "in an earlier scene; All in redoes a roll of the scene at hand."
         )
+    if record.get("kind") in redo.KINDS:
+        return _all_in_shared(context, state, character, record, dice)
     spec = PoolSpec(record["dice"], record["advantage"], record["disadvantage"])
     level = int(record["level"])
     previous = LevelRoll(PoolRoll(spec, ()), level, Outcome.FAIL)
@@ -342,6 +386,43 @@ def resolve_all_in(request: Named, context: Context, dice: DiceSource) -> Resolu
         mode,
     )
     return Resolution("pool", view, _headline(view), view.changes)
+
+
+def _all_in_shared(
+    context: Context,
+    state: CampaignState,
+    character: Character,
+    record: dict[str, Any],
+    dice: DiceSource,
+) -> Resolution:
+    """All in on the character's last quick, opposed or group roll (:mod:`.redo`)."""
+    redo.check_not_redone(record, character.name)
+    spent = influence.spend(state.clock, character, Spend.ALL_IN, influence.COSTS[Spend.ALL_IN])
+    rulings = rulings_of(context)
+    roll_id = str(record.get("roll_id", ""))
+    changes = shown(spent.changes)
+    kind = record["kind"]
+    done: redo.QuickRedo | redo.OpposedRedo | redo.GroupRedo
+    if kind == "quick":
+        done = redo.redo_quick(record, character.name, dice, context.limits)
+        view: Any = QuickView(done.side, done.spec, done.roll, done.odds, roll_id, changes)
+        chance: Fraction | None = done.odds[done.roll.outcome]
+    elif kind == "opposed":
+        done = redo.redo_opposed(record, character.name, dice, rulings)
+        tie_all = bool(record.get("tie_all"))
+        view = OpposedView(
+            done.sides, done.roll, None, tie_all, roll_id, character.name, done.chances, changes
+        )
+        winner = "" if done.roll.awarded_to_all else done.roll.winners[0]
+        chance = (done.chances or {}).get(winner)
+    else:
+        done = redo.redo_group(record, character.name, dice, rulings)
+        view = GroupView(done.sides, done.roll, done.odds, roll_id, character.name, changes)
+        chance = done.odds[done.roll.outcome]
+    context.roster.update(spent.character)
+    save_state(context, state, replace(state, clock=spent.clock))
+    _rewrite_shared(context, record, {**done.record, "roll_id": roll_id})
+    return Resolution(kind, view, chance, changes)
 
 
 def resolve_quick(request: Pool, context: Context, dice: DiceSource) -> Resolution:
@@ -373,7 +454,7 @@ def resolve_quick(request: Pool, context: Context, dice: DiceSource) -> Resoluti
         tuple(s.dice for s in side.sources), side.spec.advantage, side.spec.disadvantage
     )
     roll = roll_quick(spec, dice, context.limits)
-    _remember_unredoable(context, [character.name], "quick")
+    _remember_shared(context, [character.name], redo.quick_record(side, spec), clock)
     odds = quick_odds(spec)
     return Resolution("quick", QuickView(side, spec, roll, odds), odds[roll.outcome])
 
@@ -391,6 +472,7 @@ def _sides(context: Context, pools: Sequence[Pool], doing: str) -> tuple[Side, .
             character = require_control(context, character.name, doing)
         own = own or bool(record.get("owner"))
         require_in_play(character)
+        require_in_scene(context, character)
         sides.append(side_of(context, character, pool))
     if not context.by_gm and not own:
         raise Forbidden(
@@ -407,7 +489,13 @@ def resolve_opposed(request: Opposed, context: Context, dice: DiceSource) -> Res
     roll = roll_opposed(
         [(side.name, side.spec) for side in sides], dice, rulings, award_ties_to_all=request.tie_all
     )
-    _remember_unredoable(context, [side.name for side in sides], "opposed")
+    first = tuple(r for r in roll.rounds[0] if r is not None)
+    _remember_shared(
+        context,
+        [side.name for side in sides],
+        redo.opposed_record(sides, first, request.tie_all),
+        load_state(context).clock,
+    )
     odds = cached_opposed_odds(tuple(side.spec for side in sides), rulings)
     chance = None
     if odds is not None and roll.awarded_to_all:
@@ -420,7 +508,8 @@ def resolve_opposed(request: Opposed, context: Context, dice: DiceSource) -> Res
 
 def resolve_group(request: Group, context: Context, dice: DiceSource) -> Resolution:
     """Everyone doing the same thing rolls; the most hits counts (R-42 for the Level)."""
-    if scene_mode(load_state(context).clock) == Mode.COMBAT:
+    clock = load_state(context).clock
+    if scene_mode(clock) == Mode.COMBAT:
         raise RuleViolation(
             "A group roll is judged by the Level table, which is for unstructured play."
         )
@@ -432,6 +521,8 @@ def resolve_group(request: Group, context: Context, dice: DiceSource) -> Resolut
     sides = _sides(context, request.members, "make a group roll")
     rulings = rulings_of(context)
     roll = roll_group([(s.name, s.spec, s.level) for s in sides], dice, rulings)
-    _remember_unredoable(context, [side.name for side in sides], "group")
+    _remember_shared(
+        context, [side.name for side in sides], redo.group_record(sides, roll.rolls), clock
+    )
     odds = group_odds([(s.spec, s.level) for s in sides], rulings)
     return Resolution("group", GroupView(sides, roll, odds), odds[roll.outcome])

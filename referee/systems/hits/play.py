@@ -29,6 +29,7 @@ from .handlers import (
     cached_opposed_odds,
     load_state,
     require_in_play,
+    require_in_scene,
     roller,
     rulings_of,
     save_state,
@@ -90,6 +91,8 @@ def resolve_duel(request: DuelDeclare | DuelStep, context: Context, dice: DiceSo
     target: Character = find_character(context, request.target, "be challenged")
     if not context.roster.record(target.name).get("approved"):
         target = require_control(context, target.name, "be challenged")
+    require_in_play(target)
+    require_in_scene(context, target)
     pool = side_of(context, initiator, Pool(initiator.name, request.sources), standard=False)
     rulings = rulings_of(context)
     initiator_dice = duels.duel_pool({s.name: s.dice for s in pool.sources}, limits=context.limits)

@@ -312,22 +312,46 @@ def roll_opposed(
             "No side of this opposed roll can score a hit, so the tie would never end;"
             " the GM may award the Reward to all."
         )
-    rolling = list(range(len(specs)))
-    rounds: list[tuple[PoolRoll | None, ...]] = []
+    first = tuple(roll_pool(spec, dice, rulings) for spec in specs)
+    return settle_opposed(names, specs, first, dice, rulings, award_ties_to_all=award_ties_to_all)
+
+
+def settle_opposed(
+    names: Sequence[str],
+    specs: Sequence[PoolSpec],
+    first: Sequence[PoolRoll],
+    dice: DiceSource,
+    rulings: Rulings = DEFAULT_RULINGS,
+    *,
+    award_ties_to_all: bool = False,
+) -> OpposedRoll:
+    """An opposed roll from its first round on: most hits wins; those tied for most reroll
+    (R-43) with ``dice`` until one wins, or (``award_ties_to_all``) all tied win.
+
+    All in on an opposed roll redoes one roller's first-round roll, the others' standing,
+    and settles it again from there.
+    """
+    rounds: list[tuple[PoolRoll | None, ...]] = [tuple(first)]
     while True:
-        if len(rounds) >= MAX_OPPOSED_ROUNDS:
-            raise RuleViolation(f"The tie lasted {MAX_OPPOSED_ROUNDS} rounds; roll it again.")
-        rolls: list[PoolRoll | None] = [None] * len(specs)
-        for index in rolling:
-            rolls[index] = roll_pool(specs[index], dice, rulings)
-        rounds.append(tuple(rolls))
+        rolls = rounds[-1]
         best = max(r.hits for r in rolls if r is not None)
         rolling = [i for i, r in enumerate(rolls) if r is not None and r.hits == best]
         if len(rolling) == 1 or award_ties_to_all:
             winners = tuple(names[i] for i in rolling)
             return OpposedRoll(
-                names, tuple(rounds), winners, award_ties_to_all and len(winners) > 1
+                tuple(names), tuple(rounds), winners, award_ties_to_all and len(winners) > 1
             )
+        if len(rounds) >= MAX_OPPOSED_ROUNDS:
+            raise RuleViolation(f"The tie lasted {MAX_OPPOSED_ROUNDS} rounds; roll it again.")
+        if not any(can_hit(specs[i], rulings) for i in rolling):
+            raise RuleViolation(
+                "No roller tied for most hits can score a hit, so the tie would never end;"
+                " the GM may award the Reward to all."
+            )
+        again: list[PoolRoll | None] = [None] * len(specs)
+        for index in rolling:
+            again[index] = roll_pool(specs[index], dice, rulings)
+        rounds.append(tuple(again))
 
 
 def group_level(levels: Sequence[int], counting_level: int, rulings: Rulings) -> int:

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from referee.pipeline.campaign import SeedsCharacters
+from referee.store.records import Undone
 from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb, approved_rows
 
-from . import gm, handlers, play, tags, who
+from . import gm, handlers, invariants, play, tags, who
 from .application import HitsSheet
 from .duels import Duel
 from .odds_cases import odds_cases
@@ -359,6 +360,16 @@ class Hits(SeedsCharacters):
 
     def load_rules(self, rulings: Rulings, campaign: CampaignFiles) -> HitsRules:
         return HitsRules(rulings)
+
+    def invariants(self, tables: Mapping[str, Mapping[str, Any]], rules: Any) -> list[str]:
+        """Every way the stored state has left the rules (see :mod:`.invariants`)."""
+        return invariants.invariants(tables)
+
+    def undo_within_rules(
+        self, table: str, before: dict[str, Any] | None, undone: Undone, changes: list[list[Any]]
+    ) -> Undone:
+        """A voided tag's undo kept within the rules (see :mod:`.invariants`)."""
+        return invariants.undo_within_rules(table, before, undone, changes)
 
     def end_encounter(self, context: Context) -> StepView | None:
         """The core's ``[[end encounter]]`` ends the running scene."""

@@ -167,6 +167,8 @@ class QuickView:
     spec: QuickSpec
     roll: QuickRoll
     odds: Mapping[Outcome, Fraction]
+    redo_of: str = ""  # All in: the roll id redone
+    changes: tuple[Shown, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,11 @@ class OpposedView:
     roll: OpposedRoll
     odds: OpposedOdds | None  # None past the exact sums' bounds
     tie_all: bool = False  # the GM's tie=all: a first-round tie is awarded, never rerolled
+    redo_of: str = ""  # All in: the roll id redone
+    redone: str = ""  # All in: whose first-round roll was redone (the others' stand)
+    # All in: each end's exact chance, the others' hits standing ("": awarded to all)
+    redo_chances: Mapping[str, Fraction] | None = None
+    changes: tuple[Shown, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -186,6 +193,9 @@ class GroupView:
     sides: tuple[Side, ...]
     roll: GroupRoll
     odds: Mapping[Outcome, Fraction]
+    redo_of: str = ""  # All in: the roll id redone (the odds are then over the redo alone)
+    redone: str = ""  # All in: whose roll was redone (the others' stand)
+    changes: tuple[Shown, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from .tags import (
     SetDifficulty,
     StartSession,
 )
-from .threads import CAMPAIGN, SESSION_KEY, SessionState
+from .threads import CAMPAIGN, SESSION_KEY, Call, SessionState
 
 _POINTS = ("points", "point", "willpower points", "willpower point", "wp")
 
@@ -57,6 +57,7 @@ class DifficultySet:
     after: int | None
     willpower_allowed: bool
     default: int = DEFAULT_DIFFICULTY
+    roller: str = ""  # the GM's word on this character's next roll only (R-32)
 
 
 @dataclass(frozen=True)
@@ -95,8 +96,17 @@ class EditShown:
 
 
 def resolve_difficulty(request: SetDifficulty, context: Context, dice: DiceSource) -> Resolution:
-    """The thread's standing difficulty (and whether Willpower may be spent in it)."""
+    """The thread's standing difficulty (and whether Willpower may be spent in it), or the
+    GM's word on one character's next roll in the thread (R-32: for a roll)."""
     state = thread_state(context)
+    if request.roller:
+        character: PoolCharacter = find_character(context, request.roller)
+        call = Call(request.difficulty, request.willpower_allowed)
+        save_thread(context, replace(state, calls={**state.calls, character.name.casefold(): call}))
+        shown = DifficultySet(
+            state.difficulty, request.difficulty, request.willpower_allowed, roller=character.name
+        )
+        return Resolution("difficulty", shown)
     save_thread(
         context,
         replace(state, difficulty=request.difficulty, willpower_allowed=request.willpower_allowed),

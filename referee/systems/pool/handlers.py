@@ -148,13 +148,31 @@ def acting(
     return (Change("character", name, "acted_turn", character.state.acted_turn, turn),)
 
 
-def _prepared(context: Context, request: RollRequest, state: ThreadState) -> RollRequest:
-    """The request as this post and thread make it: its turn, the GM's Willpower ban."""
+def _prepared(
+    context: Context, request: RollRequest, state: ThreadState, roller: str = ""
+) -> RollRequest:
+    """The request as this post and thread make it: its roller and turn, and the GM's
+    word on it, the thread's (a Willpower ban) or on this roller's roll (R-32: "The GM
+    may forbid it for a roll"; a difficulty, which the GM's own ``diff N`` overrides)."""
+    call = state.calls.get(roller.casefold()) if roller else None
+    difficulty = request.difficulty
+    if call is not None and call.difficulty is not None and difficulty is None:
+        difficulty = call.difficulty
     return replace(
         request,
+        roller=roller or request.roller,
+        difficulty=difficulty,
         turn=request.turn or current_turn(context),
-        willpower_allowed=state.willpower_allowed,
+        willpower_allowed=state.willpower_allowed and (call is None or call.willpower_allowed),
     )
+
+
+def _called(state: ThreadState, *names: str) -> ThreadState:
+    """``state`` without the GM's word on these characters' rolls: each is used once."""
+    keys = {name.casefold() for name in names}
+    if not keys & set(state.calls):
+        return state
+    return replace(state, calls={k: c for k, c in state.calls.items() if k not in keys})
 
 
 def _actor(context: Context, name: str, doing: str) -> PoolCharacter | None:
@@ -188,14 +206,15 @@ def resolve_roll(request: Roll, context: Context, dice: DiceSource) -> Resolutio
     state = thread_state(context)
     character = _actor(context, request.side.roller, "roll")
     actor: Actor | None = character.actor if character else None
-    roll_request = _prepared(context, request.side.request, state)
-    if character is not None:
-        roll_request = replace(roll_request, roller=character.name)
+    name = character.name if character is not None else ""
+    roll_request = _prepared(context, request.side.request, state, name)
     table = engine_table(context, state)
     if request.task is None:
         verdict = engine_roll(roll_request, actor, table, dice)
         acted = acting(context, character, [roll_request])  # after the engine's own refusals
         store(context, character, verdict.changes + acted)
+        if name and _called(state, name) is not state:
+            save_thread(context, _called(state, name))
         shown = RollShown(
             verdict.roll, table.rulings.labels, points_left=_points_left(character, verdict.changes)
         )
@@ -205,7 +224,7 @@ def resolve_roll(request: Roll, context: Context, dice: DiceSource) -> Resolutio
     acted = acting(context, character, [roll_request])
     store(context, character, extended.changes + acted)
     tasks = {**state.tasks, task.name.casefold(): extended.task}
-    save_thread(context, replace(state, tasks=tasks))
+    save_thread(context, replace(_called(state, name), tasks=tasks))
     shown = RollShown(
         extended.roll,
         table.rulings.labels,
@@ -222,12 +241,13 @@ def resolve_act(request: Act, context: Context, dice: DiceSource) -> Resolution:
     character: PoolCharacter = require_control(context, request.roller, "act")
     table = engine_table(context, state)
     requests = [
-        replace(_prepared(context, r, state), roller=character.name)
-        for r in _with_attribute(request, table.traits)
+        _prepared(context, r, state, character.name) for r in _with_attribute(request, table.traits)
     ]
     verdict = engine_actions(requests, character.actor, table, dice)
     acted = acting(context, character, requests)
     store(context, character, verdict.changes + acted)
+    if _called(state, character.name) is not state:
+        save_thread(context, _called(state, character.name))
     shown = ActionsShown(
         character.name,
         table.rulings.labels,
@@ -276,7 +296,7 @@ def resolve_resist(request: Resist, context: Context, dice: DiceSource) -> Resol
     """A resisted roll: both sides now, or one side now and the other when declared."""
     state = thread_state(context)
     first = require_control(context, request.first.roller, "roll")
-    first_request = replace(_prepared(context, request.first.request, state), roller=first.name)
+    first_request = _prepared(context, request.first.request, state, first.name)
     table = engine_table(context, state)
     if request.second is None:
         opponent = find_character(context, request.opponent, "be resisted")
@@ -290,6 +310,7 @@ def resolve_resist(request: Resist, context: Context, dice: DiceSource) -> Resol
             None,
         )
         if waiting is None:
+            state = _called(state, first.name)
             return _declare(context, state, table, first, first_request, opponent.name)
         state = replace(state, pending=tuple(p for p in state.pending if p is not waiting))
         declared = context.roster.find(waiting.roller)
@@ -299,10 +320,10 @@ def resolve_resist(request: Resist, context: Context, dice: DiceSource) -> Resol
         ]
     else:
         second, nameless = _opponent(context, request.opponent, request.second)
-        second_request = _prepared(context, request.second, state)
         second_name = second.name if second else nameless
-        second_request = replace(second_request, roller=second_name)
+        second_request = _prepared(context, request.second, state, second_name)
         sides = [(first, first_request, first.name), (second, second_request, second_name)]
+    state = _called(state, *(name for _, _, name in sides))
     return _resisted(context, state, table, sides, dice)
 
 
@@ -365,15 +386,22 @@ def _resisted(
 
 @dataclass(frozen=True)
 class EncounterEnd:
-    """What ``[[end encounter]]`` dropped in the thread: the standing difficulty, the
-    resisted rolls still waiting for a side (tasks and contests stay until closed)."""
+    """What ``[[end encounter]]`` dropped in the thread: the standing difficulty, the GM's
+    words on characters' next rolls, the resisted rolls still waiting for a side (tasks
+    and contests stay until closed)."""
 
     difficulty: int | None
     willpower_was_forbidden: bool
     dropped: tuple[tuple[str, str], ...]  # (declaring character, opponent) of each
+    calls: int = 0  # the GM's words on a character's next roll, not used yet
 
     def __bool__(self) -> bool:
-        return self.difficulty is not None or self.willpower_was_forbidden or bool(self.dropped)
+        return (
+            self.difficulty is not None
+            or self.willpower_was_forbidden
+            or bool(self.dropped)
+            or bool(self.calls)
+        )
 
 
 def end_encounter(context: Context) -> EncounterEnd:
@@ -383,7 +411,9 @@ def end_encounter(context: Context) -> EncounterEnd:
         state.difficulty,
         not state.willpower_allowed,
         tuple((p.roller, p.opponent) for p in state.pending),
+        len(state.calls),
     )
     if end:
-        save_thread(context, replace(state, difficulty=None, willpower_allowed=True, pending=()))
+        cleared = replace(state, difficulty=None, willpower_allowed=True, pending=(), calls={})
+        save_thread(context, cleared)
     return end

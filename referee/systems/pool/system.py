@@ -20,7 +20,7 @@ from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Ve
 from referee.systems.options import read_options
 from referee.systems.validation import problems_message
 
-from . import gm, handlers, odds, tags, who
+from . import gm, handlers, invariants, odds, tags, who
 from .character import PoolCharacter, PoolSheet
 from .contests import Contest, Task
 from .odds_cases import odds_cases
@@ -318,7 +318,11 @@ class Pool(SeedsCharacters):
     ) -> Any:
         """A voided roll's undo; a later action's turn stands without a word to the GM."""
         kept = tuple(f for f in undone.kept if f not in ("sheet.acted_turn",))
-        return replace(undone, kept=kept)
+        return invariants.undo_within_rules(table, before, replace(undone, kept=kept), changes)
+
+    def invariants(self, tables: Mapping[str, Mapping[str, Any]], rules: Any) -> list[str]:
+        """Every way the stored state has left the rules (see :mod:`.invariants`)."""
+        return invariants.invariants(tables, rules)
 
     def end_encounter(self, context: Context) -> handlers.EncounterEnd:
         """The thread's standing difficulty and half-declared resisted rolls are dropped."""

@@ -37,7 +37,10 @@ from .rolls import PoolSpec, RollRequest
 ROLL_USAGE = "[[roll Kara dexterity+stealth diff 7]], [[roll 6 diff 7]] or [[roll Kara willpower]]"
 ACT_USAGE = "[[act Kara 3: dexterity+brawl, dexterity+dodge, dexterity+dodge]]"
 RESIST_USAGE = "[[resist Kara dexterity+stealth vs Guard perception+alertness]]"
-DIFFICULTY_USAGE = "[[difficulty 7]], [[difficulty 8 no willpower]] or [[difficulty off]]"
+DIFFICULTY_USAGE = (
+    "[[difficulty 7]], [[difficulty 8 no willpower]], [[difficulty off]], or for one "
+    "character's next roll [[difficulty 8 no willpower for Kara]]"
+)
 SUCCESS_USAGE = "[[success Kara]] or [[success Kara on the vault]]"
 SESSION_USAGE = "[[session]]"
 TASK_USAGE = "[[task the vault target 10 turns 5]] or [[task the vault target 10 team Kara, Dax]]"
@@ -100,6 +103,7 @@ class SetDifficulty:
 
     difficulty: int | None
     willpower_allowed: bool = True
+    roller: str = ""  # ``for Kara``: the GM's word on Kara's next roll only (R-32)
 
 
 @dataclass(frozen=True)
@@ -401,16 +405,26 @@ def _has_pool(words: list[str]) -> bool:
 
 
 def parse_difficulty(rest: str, context: ParseContext) -> SetDifficulty:
-    """``<2-10> [no willpower]`` or ``off``."""
-    words = rest.casefold().split()
+    """``<2-10> [no willpower]`` or ``off`` for the thread; ``... for <character>`` for
+    that character's next roll, where the number may be left out (``no willpower for Kara``).
+    """
+    match = re.search(r"(?:^|\s)for\s+(.*)$", rest, re.I | re.S)
+    head, named = (rest[: match.start()], match.group(1)) if match else (rest, "")
+    words = head.casefold().split()
     allowed = True
     if words[-2:] == ["no", "willpower"]:
         allowed, words = False, words[:-2]
-    if words in (["off"], ["clear"], ["none"]):
+    roller = ""
+    if named.strip():
+        roller = name_argument(named, "character", DIFFICULTY_USAGE, context.limits)
+        if not words and not allowed:
+            return SetDifficulty(None, allowed, roller)
+    if words in (["off"], ["clear"], ["none"]) and not roller:
         return SetDifficulty(None, allowed)
     if len(words) != 1:
         raise TagError("Give one difficulty from 2 to 10, or off.", DIFFICULTY_USAGE)
-    return SetDifficulty(_int(words[0], DIFFICULTY_USAGE, 2, 10, "a difficulty"), allowed)
+    difficulty = _int(words[0], DIFFICULTY_USAGE, 2, 10, "a difficulty")
+    return SetDifficulty(difficulty, allowed, roller)
 
 
 def parse_success(rest: str, context: ParseContext) -> AutoSuccess:

@@ -1,9 +1,9 @@
 """What a ``pool`` thread and campaign remember between posts, as stored JSON records.
 
 * :class:`ThreadState` (table ``pool_threads``, keyed by the thread's fullname): the
-  GM's standing difficulty and whether Willpower may be spent, the thread's extended
-  tasks and contests, and resisted rolls declared by one side while the other's
-  owner has not declared his yet.
+  GM's standing difficulty and whether Willpower may be spent, the GM's word on a
+  character's next roll (:class:`Call`), the thread's extended tasks and contests, and
+  resisted rolls declared by one side while the other's owner has not declared his yet.
 * :class:`SessionState` (table ``pool_campaign``, key ``session``): the number of the
   session the GM started last (R-33's free botch returns with each).
 
@@ -49,6 +49,7 @@ def request_to_dict(request: RollRequest) -> dict[str, Any]:
         "difficulty": request.difficulty,
         "difficulty_modifier": request.difficulty_modifier,
         "willpower": request.willpower,
+        "willpower_allowed": request.willpower_allowed,
         "reflexive": request.reflexive,
         "turn": request.turn,
     }
@@ -63,6 +64,7 @@ def request_from_dict(data: Mapping[str, Any]) -> RollRequest:
         difficulty=data["difficulty"],
         difficulty_modifier=int(data["difficulty_modifier"]),
         willpower=bool(data["willpower"]),
+        willpower_allowed=bool(data.get("willpower_allowed", True)),
         reflexive=bool(data["reflexive"]),
         turn=data["turn"],
     )
@@ -79,6 +81,15 @@ class Pending:
 
 
 @dataclass(frozen=True)
+class Call:
+    """The GM's word on one character's next roll in a thread (R-32: "The GM may forbid it
+    for a roll"): its difficulty, and whether Willpower may be spent on it."""
+
+    difficulty: int | None = None  # None: the thread's standing difficulty (else 6)
+    willpower_allowed: bool = True
+
+
+@dataclass(frozen=True)
 class ThreadState:
     """A thread's standing difficulty, tasks, contests and half-declared resisted rolls."""
 
@@ -87,6 +98,8 @@ class ThreadState:
     tasks: Mapping[str, Task] = field(default_factory=dict)  # by casefolded name
     contests: Mapping[str, Contest] = field(default_factory=dict)  # by casefolded name
     pending: tuple[Pending, ...] = ()
+    # The GM's word on a character's next roll here, by casefolded name (used by it once).
+    calls: Mapping[str, Call] = field(default_factory=dict)
 
     @property
     def open_tasks(self) -> tuple[Task, ...]:
@@ -112,6 +125,10 @@ class ThreadState:
                 }
                 for p in self.pending
             ],
+            "calls": {
+                key: {"difficulty": c.difficulty, "willpower_allowed": c.willpower_allowed}
+                for key, c in self.calls.items()
+            },
         }
 
     @classmethod
@@ -135,6 +152,10 @@ class ThreadState:
                     )
                     for p in data["pending"]
                 ),
+                calls={  # a record from before calls has none
+                    str(k): Call(v["difficulty"], bool(v["willpower_allowed"]))
+                    for k, v in data.get("calls", {}).items()
+                },
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise StoreError(f"A stored pool thread is malformed: {error!r}") from error

@@ -7,8 +7,9 @@ nível"), so a player may not set, for his character:
 * a number of dice instead of traits (``roll Kara 10``), nor a side without a sheet
   (``resist Kara wits vs the door 5``, the GM's);
 * extra dice (``roll Kara wits +3``); taking dice away is his to do;
-* a difficulty, once the GM set a standing one in the thread (``diff 3`` under his 9).
-  Without one, a player writes the difficulty the GM named in the thread for his roll.
+* a difficulty, once the GM set one: the thread's standing one (``diff 3`` under his 9),
+  or his word on the character's next roll (``[[difficulty 8 for Kara]]``). Without
+  either, a player writes the difficulty the GM named in the thread for his roll.
 
 The core refuses these before the resolver runs (:class:`referee.system.GmOption`).
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from referee.base.errors import UserError
 from referee.system import Context, GmOption
 
 from . import tags
@@ -59,14 +61,31 @@ def _difficulty(request: Any) -> bool:
     )
 
 
-def _standing(context: Context) -> Any:
-    """The standing difficulty the GM set in the post's thread (None: none)."""
-    return (context.table(THREADS).get(context.post.thread) or {}).get("difficulty")
+def _gm_difficulty(request: Any, context: Context) -> str:
+    """The difficulty the GM set that the request's rolls take, in words ("" if none):
+    his word on a roller's roll, or the thread's standing one."""
+    record = context.table(THREADS).get(context.post.thread) or {}
+    calls = record.get("calls") or {}
+    for named, _ in _sides(request):
+        name = _character(context, named)
+        call = calls.get(name.casefold()) if name else None
+        if call and call.get("difficulty") is not None:
+            return f"he set difficulty {call['difficulty']} for {name}'s roll"
+    standing = record.get("difficulty")
+    return f"his difficulty {standing} applies" if standing is not None else ""
 
 
-def standing_difficulty(context: Context) -> bool:
-    """Whether the GM set a standing difficulty in the post's thread."""
-    return _standing(context) is not None
+def _character(context: Context, typed: str) -> str:
+    """The character a typed name means (``Kara`` for Kara Venn), else the name as typed."""
+    try:
+        return str(context.roster.find(typed).name) if typed else ""
+    except UserError:
+        return typed
+
+
+def gm_difficulty(request: Any, context: Context) -> bool:
+    """Whether the GM set the difficulty the request's rolls take (thread or roll)."""
+    return bool(_gm_difficulty(request, context))
 
 
 def _roller(request: Any) -> str:
@@ -104,11 +123,11 @@ def _options(counted: str, added: str, diff: str) -> tuple[GmOption, ...]:
         GmOption(
             "diff N",
             _difficulty,
-            "change the difficulty the GM set for this thread",
-            lambda r, c: f"Roll without diff: his difficulty {_standing(c)} applies.",
+            "change the difficulty the GM set",
+            lambda r, c: f"Roll without diff: {_gm_difficulty(r, c)}.",
             example=diff,
             setup=("difficulty 9",),
-            applies=standing_difficulty,
+            applies=gm_difficulty,
         ),
     )
 

@@ -22,7 +22,7 @@ from referee.pipeline.campaign import CHARACTERS_FILE, seed_table
 from referee.store.entries import character_key
 from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb
 
-from . import handlers, odds, verbs
+from . import handlers, invariants, odds, verbs
 from .application import SteppedSheet
 from .checks import validate_character
 from .combat import AttackKind, plan_damage
@@ -230,6 +230,16 @@ class Stepped:
     def read_rulings(self, table: Mapping[str, Any]) -> Rulings:
         """``[rulings]`` -> :class:`Rulings`; ConfigError naming every bad key or value."""
         return Rulings.from_mapping(table)
+
+    def invariants(self, tables: Mapping[str, Mapping[str, Any]], rules: Any) -> list[str]:
+        """Every way the stored state has left the rules (see :mod:`.invariants`)."""
+        return invariants.invariants(tables, rules)
+
+    def undo_within_rules(
+        self, table: str, before: dict[str, Any] | None, undone: Any, changes: list[list[Any]]
+    ) -> Any:
+        """A voided tag's undo kept within the rules (see :mod:`.invariants`)."""
+        return invariants.undo_within_rules(table, before, undone, changes)
 
     def load_rules(self, rulings: Rulings, campaign: CampaignFiles) -> VehicleRules:
         """The rulings, the race table and the scale table (R-12) as one rules value."""

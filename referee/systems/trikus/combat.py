@@ -67,7 +67,7 @@ from referee.systems.trikus.rulings import (
     RefreshTiming,
     Rulings,
 )
-from referee.systems.trikus.state import Fight, Party, Pool, Trait
+from referee.systems.trikus.state import Fight, Party, Pool, Status, Trait
 
 DEFENDER_BONUS = 2  # each defender raises the GM's difficulty on his ward (§3.4)
 
@@ -169,6 +169,9 @@ def resolve_round(
     if fight.over:
         raise RuleViolation("This fight is over; the GM opens a new one.")
     if fight.rounds:
+        fight = _without_the_fallen(fight, party)  # dead or fallen since: out of the fight
+        if fight.over:
+            raise RuleViolation("This fight is over: no player can fight on.")
         fighting = {p.name for p in fight.pools if not p.out and p.dice}
         for name, _ in declarations:
             if party.character(name).name not in fighting:
@@ -253,6 +256,7 @@ def resolve_round(
     falls(ledger)
     if rulings.refresh_timing is RefreshTiming.AFTER_TEST:
         refresh_if_due(ledger)
+    after = _without_the_fallen(after, ledger.party)
     results = tuple(
         ParticipantResult(c.name, outcomes[c.name], values[c.name], len(entrants[i].hand), odds[i])
         for i, c in enumerate(commitments)
@@ -268,6 +272,18 @@ def resolve_round(
         after,
         sacrificed,
     )
+
+
+def _without_the_fallen(fight: Fight, party: Party) -> Fight:
+    """``fight`` with each fighter who died or fell to the Dark Side out of it: a dead
+    character cannot test, and a fallen one is now the GM's (he no longer holds a round)."""
+    pools = tuple(
+        replace(pool, out=party.character(pool.name).status.value)
+        if not pool.out and party.character(pool.name).status is not Status.ACTIVE
+        else pool
+        for pool in fight.pools
+    )
+    return replace(fight, pools=pools) if pools != fight.pools else fight
 
 
 def _named(wanted: str | None, among: set[str]) -> str | None:

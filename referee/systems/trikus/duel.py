@@ -19,22 +19,22 @@ first, then the players' in the order they were listed; a Negotiation's reroll r
 after the throw it answers. A side left alone with dice in a pair without control
 rolls one die, takes control and wins (R-15).
 
-Control in a pair: the higher value controls; on equal values, whoever reached it
-later (a new die equal to a side's own value reaches it again); the same moment on
-the first throw voids both dice (R-14), later R-16 decides.
-A tie while a pair still has no controller (after a void) voids again. A Negotiation
-reroll replaces the GM's die in the proposer's pair only ("Wynik jednego Gracza nie
-wpływa na wyniki pozostałych"); it lands after the throw it answers. A player
-proposes when the GM's die of a throw took or raised the GM's control of his pair and
-shows at least his ``negotiate=v``; a refused proposal still counts toward R-22.
+Control in a pair: the higher value controls; on equal values, whoever reached it later
+(a new die equal to a side's own value reaches it again); the same moment on the first
+throw voids both dice (R-14), later R-16 decides; a tie with no controller yet voids
+again. A Negotiation reroll replaces the GM's die in the proposer's pair only ("Wynik
+jednego Gracza nie wpływa na wyniki pozostałych"), landing after the throw it answers.
+A player proposes when the GM's die of a throw took or raised the GM's control of his
+pair and shows at least his ``negotiate=v``; a refused proposal counts toward R-22.
 
 Escape (``escape=(k, v)``) is checked before each throw in which the player must roll:
 the GM controls his pair at a value of at least v, and he holds 1 to k unrolled dice.
+In a duel between players the second-named, in the GM's place, escapes alike
+(``Entrant.gm_escape``): the first then keeps control and wins.
 
 Either side may propose (§3.5): a player with ``negotiate=v``, the GM with its own
-threshold, to each player whose policy accepts (``Entrant.gm_negotiate``); the GM's
-proposals follow the players' after a throw, and R-22 counts them per pair. A GM that
-still loses suffers nothing (a Catastrophe is a player's).
+threshold, to each player whose policy accepts (``Entrant.gm_negotiate``), after the
+players' proposals; R-22 counts them per pair. A GM that still loses suffers nothing.
 
 Boom (R-53) counts every die that lands in the test: voided dice and Negotiation
 rerolls included (each is a die rolled), Combat Difficulty dice not (they are not
@@ -144,6 +144,9 @@ class Entrant:
     # The other side's proposal waits for this player's answer (a duel between players
     # whose first-named did not declare ``accept``); False: agreed at once.
     gm_asks: bool = False
+    # The second-named's escape in a duel between players: (k, v, t), with <= k unrolled
+    # dice (his t Light tokens left out) vs >= v.
+    gm_escape: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -192,11 +195,13 @@ class Prepared:
     escaped: tuple[int, ...] = ()
     lit: tuple[int, ...] = ()  # players who spent a Light token
     ended: tuple[int, ...] = ()  # pairs that ended (won, lost or dead tie)
+    gm_escaped: bool = False  # the other side withdrew (its escape, a duel between players)
 
 
 def prepare(state: DuelState, entrants: tuple[Entrant, ...]) -> tuple[DuelState, Prepared]:
     """Apply escapes and Light triggers, and end each pair whose roller has nothing left."""
     hands, lights, ends = list(state.hands), list(state.lights), list(state.ends)
+    gm_escaped = False
     escaped: list[int] = []
     lit: list[int] = []
     ended: list[int] = []
@@ -217,6 +222,12 @@ def prepare(state: DuelState, entrants: tuple[Entrant, ...]) -> tuple[DuelState,
             if hands[i] == 0 and lights[i] > 0:
                 hands[i], lights[i] = 1, lights[i] - 1
                 lit.append(i)
+        other = entrant.gm_escape  # the other player escapes: this one keeps control and wins
+        held = pair.control is Side.PLAYER and (pair.player or 0) >= (other or (0, 0))[1]
+        if other and held and 1 <= state.gm_left - other[2] <= other[0]:
+            ends[i], gm_escaped = PairEnd.WON, True
+            ended.append(i)
+            continue
         player_can, gm_can = hands[i] > 0, state.gm_left > 0
         if pair.control is Side.GM and not player_can:
             ends[i] = PairEnd.LOST
@@ -227,7 +238,7 @@ def prepare(state: DuelState, entrants: tuple[Entrant, ...]) -> tuple[DuelState,
         else:
             continue
         ended.append(i)
-    if not (escaped or lit or ended):
+    if not (escaped or lit or ended or gm_escaped):
         return state, _NOTHING
     new = DuelState(
         state.gm_left,
@@ -238,7 +249,7 @@ def prepare(state: DuelState, entrants: tuple[Entrant, ...]) -> tuple[DuelState,
         state.proposals,
         state.gm_proposals,
     )
-    return new, Prepared(tuple(escaped), tuple(lit), tuple(ended))
+    return new, Prepared(tuple(escaped), tuple(lit), tuple(ended), gm_escaped)
 
 
 _NOTHING = Prepared()
@@ -449,8 +460,7 @@ class Boom:
 
 @dataclass(frozen=True)
 class PendingNegotiation:
-    """The duel stopped: a proposal awaits the other side's answer (the GM's under
-    ``negotiation_consent = "ask"``; in a duel between players, the other player's)."""
+    """The duel stopped: a proposal awaits the other side's answer (the GM's, "ask")."""
 
     proposer: str  # a player's name, or "GM" (the GM's side: the second player in a duel)
     die: int  # the die to reroll
@@ -529,6 +539,8 @@ def play(
         state, prepared = prepare(state, entrants)
         for i in prepared.escaped:
             events.append(Note(number + 1, entrants[i].name, "escaped"))
+        if prepared.gm_escaped:
+            events.append(Note(number + 1, GM, "escaped"))
         for i in prepared.lit:
             lit_now[i] = True
             events.append(Note(number + 1, entrants[i].name, "light"))
@@ -590,15 +602,8 @@ def play(
                 if entrant.gm_asks:
                     if not answers_left:
                         pending = PendingNegotiation(GM, die, number, entrant.name)
-                        return Duel(
-                            entrants,
-                            gm_dice,
-                            tuple(events),
-                            state,
-                            tuple(booms),
-                            tuple(draws),
-                            pending,
-                        )
+                        log = (tuple(events), state, tuple(booms), tuple(draws))
+                        return Duel(entrants, gm_dice, *log, pending)
                     agreed = answers_left.pop(0)
                 if agreed:
                     new = draw(number)

@@ -121,7 +121,7 @@ def resolve_renew(request: Renew, context: Context, dice: DiceSource) -> Resolut
 def _fields(changes: list[list[Any]]) -> list[tuple[list[Any], Any, Any]]:
     """The changes field by field: a record created or deleted whole counts per top field."""
     spread: list[tuple[list[Any], Any, Any]] = []
-    for path, old, new in changes:
+    for path, old, new, *_ in changes:
         if path:
             spread.append((path, old, new))
             continue

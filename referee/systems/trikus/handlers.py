@@ -17,13 +17,13 @@ Every write goes through the context, so a refused tag changes nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from typing import Any
 
 from referee.base.dice import DiceSource, RecordingDice
 from referee.base.errors import RuleViolation
 from referee.system import Context, Resolution
 
+from .chance import Chance
 from .changes import Change, apply
 from .combat import Blow, RoundResult, resolve_round
 from .duel import Boom, Duel, PendingNegotiation
@@ -76,7 +76,7 @@ class Taking:
     name: str
     declared: str  # his words, or "" for the defaults
     outcome: Outcome | None  # None while the test waits on the GM
-    chance: Fraction | None
+    chance: Chance | None  # exact or estimated (None: not worked out)
     dice: int  # dice committed before the first throw
 
 
@@ -273,7 +273,7 @@ def _play_test(
     put_thread_state(context, record)
     played = _played_test(result, words, stakes, after, sat_out)
     chance = played.takings[0].chance if len(played.takings) == 1 else None
-    return Resolution("test", played, chance, result.changes)
+    return Resolution("test", played, chance.exact if chance else None, result.changes)
 
 
 def _play_duel(

@@ -37,11 +37,14 @@ the exact odds walk the joint state forward, throw by throw, and shrink it:
 * once the GM has no dice left, or a single lane is left, the lanes no longer
   interact, and each finishes alone (memoised, one-on-one).
 
-The joint state still grows with players and dice, so :func:`success_chances` takes a
-budget of work (``max_work``: joint transitions, stretch outcomes and last-die terms
-examined) and raises
-:class:`OddsTooCostly` past it, so a verdict can say the odds were not computed instead
-of stalling the worker; ``bench/trikus_odds.py`` measures where that happens.
+The joint state still grows with players and dice, so the walk spends its work (joint
+transitions, stretch outcomes and last-die terms examined, :data:`STEPS_PER_UNIT` steps
+each) from an :class:`~referee.base.effort.Effort`, by default a test's budget of
+:attr:`~referee.base.limits.Limits.max_chance_steps`, and raises :class:`OddsTooCostly`
+past it (``max_work`` caps the units too). A verdict then estimates the chance instead
+(:mod:`.chance`). :mod:`.odds_count` counts the same odds with far less joint work; this
+walk remains for the joint ends of several players (``on_success=cancel``) and as the
+reference it is checked against.
 
 Under ``negotiation_consent = "ask"`` the chance assumes the GM agrees to every
 proposal (``assume_consent``), since the verdict states it before the GM answers.
@@ -55,6 +58,8 @@ from fractions import Fraction
 from itertools import product
 from math import prod
 
+from referee.base.effort import Effort
+from referee.base.limits import DEFAULT_LIMITS
 from referee.systems.trikus.duel import (
     SIDES,
     Entrant,
@@ -75,7 +80,9 @@ from .odds_lanes import (
     _times,
 )
 
-MAX_WORK = 1_200_000  # work units (see _Walk): about 3 s at worst on the reference machine
+# Steps (about a microsecond each, see referee.base.effort) one unit of the walk's work
+# costs: a joint transition, stretch outcome or last-die term takes 2 to 3 microseconds.
+STEPS_PER_UNIT = 3
 LANES_APART = 3  # more lanes than this finish the GM's last two dice apart (faster)
 
 
@@ -88,10 +95,11 @@ def success_chances(
     entrants: tuple[Entrant, ...],
     rulings: Rulings | None = None,
     assume_consent: bool = True,
-    max_work: int = MAX_WORK,
+    max_work: int | None = None,
+    effort: Effort | None = None,
 ) -> tuple[Fraction, ...]:
     """P(each player's pair ends in his Success), exactly; OddsTooCostly past the budget."""
-    return end_chances(gm_dice, entrants, rulings, assume_consent, max_work)[PairEnd.WON]
+    return end_chances(gm_dice, entrants, rulings, assume_consent, max_work, effort)[PairEnd.WON]
 
 
 def end_chances(
@@ -99,10 +107,11 @@ def end_chances(
     entrants: tuple[Entrant, ...],
     rulings: Rulings | None = None,
     assume_consent: bool = True,
-    max_work: int = MAX_WORK,
+    max_work: int | None = None,
+    effort: Effort | None = None,
 ) -> dict[PairEnd, tuple[Fraction, ...]]:
     """P(each player's pair ends each way), exactly; a dead tie is reported as such."""
-    return joint_ends(gm_dice, entrants, (), rulings, assume_consent, max_work)[0]
+    return joint_ends(gm_dice, entrants, (), rulings, assume_consent, max_work, effort)[0]
 
 
 JointEnds = dict[tuple[PairEnd, ...], Fraction]
@@ -114,7 +123,8 @@ def joint_ends(
     tracked: tuple[int, ...],
     rulings: Rulings | None = None,
     assume_consent: bool = True,
-    max_work: int = MAX_WORK,
+    max_work: int | None = None,
+    effort: Effort | None = None,
 ) -> tuple[dict[PairEnd, tuple[Fraction, ...]], JointEnds]:
     """Each player's end chances, and the joint chances of the ``tracked`` players' ends.
 
@@ -129,7 +139,9 @@ def joint_ends(
     Fraction(3, 25)
     """
     kinds, lanes, slots = lane_classes(entrants, tracked, rulings or Rulings(), assume_consent)
-    counts, joint = _walk(gm_dice, entrants, kinds, lanes, slots, max_work)
+    if effort is None:
+        effort = Effort(DEFAULT_LIMITS.max_chance_steps, alone=True)
+    counts, joint = _walk(gm_dice, entrants, kinds, lanes, slots, max_work, effort)
     size = [kinds.count(k) for k in range(len(lanes.entrants))]
     ends: dict[PairEnd, tuple[Fraction, ...]] = {
         end: tuple(counts[k][end] / size[k] for k in kinds) for end in _ENDS
@@ -175,11 +187,12 @@ def _walk(
     kinds: tuple[int, ...],
     lanes: _Lanes,
     slots: dict[int, int],
-    max_work: int,
+    max_work: int | None,
+    effort: Effort,
 ) -> tuple[list[dict[PairEnd, Fraction]], JointEnds]:
     """Each class's summed chance of each end, walking the joint state, and the joint
     chances of the ends of the tracked classes (``slots``: class to slot)."""
-    walk = _Walk(gm_dice, entrants, lanes, slots, max_work)
+    walk = _Walk(gm_dice, entrants, lanes, slots, max_work, effort)
     first = tuple(
         sorted(
             Lane(k, _NOBODY, 0, 0, (), len(e.hand), e.light, 0, 0)
@@ -202,7 +215,8 @@ class _Walk:
         entrants: tuple[Entrant, ...],
         lanes: _Lanes,
         slots: dict[int, int],
-        max_work: int,
+        max_work: int | None,
+        effort: Effort,
     ) -> None:
         per_test = lanes.rulings.negotiations_per_test
         rerolls = sum(
@@ -210,11 +224,12 @@ class _Walk:
         )
         most = gm_dice + sum(len(e.hand) + e.light for e in entrants) + rerolls
         self.scale = SIDES**most
-        self.lanes, self.slots, self.max_work = lanes, slots, max_work
+        self.lanes, self.slots, self.max_work, self.effort = lanes, slots, max_work, effort
         self.ends: list[defaultdict[PairEnd, int]] = [defaultdict(int) for _ in lanes.entrants]
         self.joint_ends: defaultdict[tuple[PairEnd, ...], int] = defaultdict(int)
         self.levels: dict[int, dict[Joint, int]] = defaultdict(dict)
         self.work = 0
+        self.charged = 0  # units of work already spent from the effort
 
     def run(
         self, gm_dice: int, first: tuple[Lane, ...]
@@ -249,8 +264,7 @@ class _Walk:
                     self.stretch(gm_left, live, tuple(ended), mass)
                 else:
                     self.throw(gm_left, live, tuple(ended), mass)
-                if self.work > self.max_work:
-                    raise OddsTooCostly(f"more than {self.max_work} joint transitions to examine")
+                self.charge()
         counts: list[dict[PairEnd, Fraction]] = [
             {end: Fraction(e[end], self.scale) for end in _ENDS} for e in self.ends
         ]
@@ -258,6 +272,14 @@ class _Walk:
             key: Fraction(mass, self.scale) for key, mass in self.joint_ends.items() if mass
         }
         return counts, joint_ends
+
+    def charge(self) -> None:
+        """Spend the work done since the last charge; OddsTooCostly past either budget."""
+        if self.max_work is not None and self.work > self.max_work:
+            raise OddsTooCostly(f"more than {self.max_work} joint transitions to examine")
+        if not self.effort.spend((self.work - self.charged) * STEPS_PER_UNIT):
+            raise OddsTooCostly("the test's odds would take more steps than its budget")
+        self.charged = self.work
 
     def add(
         self, gm_left: int, joint: tuple[Lane, ...], done: tuple[PairEnd, ...], mass: int
@@ -410,7 +432,7 @@ class _Walk:
 
 
 __all__ = [
-    "MAX_WORK",
+    "STEPS_PER_UNIT",
     "JointEnds",
     "OddsTooCostly",
     "end_chances",

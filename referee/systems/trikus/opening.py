@@ -30,7 +30,7 @@ from .opposed import check_gm_negotiate
 from .party import load_party, put_thread_state, save_party, thread_state
 from .policy import commit
 from .pvp import duel_problems, pvp_rulings
-from .state import Character
+from .state import Character, Status
 from .tags import Declare, Go, Open
 
 # ---------------------------------------------------------------- opening and declaring
@@ -140,7 +140,12 @@ def resolve_declare(request: Declare, context: Context, dice: DiceSource) -> Res
         strikes=not fight or open_["round"] == 1,
     )
     open_ = {**open_, "declarations": {**open_["declarations"], name: request.words}}
-    missing = tuple(n for n in open_["participants"] if n not in open_["declarations"])
+    # A participant dead or fallen since it opened declares nothing and holds nothing up.
+    missing = tuple(
+        n
+        for n in open_["participants"]
+        if n not in open_["declarations"] and party.character(n).status is Status.ACTIVE
+    )
     if missing:
         put_thread_state(context, {**record, "open": open_})
         return Resolution("declared", Declared(name, request.words, open_["kind"], missing))

@@ -3,8 +3,9 @@
 :func:`resolve_test` checks every declaration against the party, plays the duel
 (:mod:`.duel`), turns each pair's end into an :class:`~.resources.Outcome`, applies
 ``on_success=cancel:<name>`` (R-17, R-57), and returns a :class:`TestResult`: every
-die in order with who controls after it, the outcome per player, his exact chance
-beforehand (:mod:`.odds`), the Booms, and the change set. Nothing is mutated.
+die in order with who controls after it, the outcome per player, his chance
+beforehand (:mod:`.chance`: exact, or estimated with its precision), the Booms, and
+the change set. Nothing is mutated.
 
 Change order: each player's line, Morale spent and on-use items (in the order the
 players were listed), then (R-50 ``on_strike``) a refresh, then Light spent and the
@@ -21,13 +22,13 @@ back, recomputing the change set from the party as it was before the test.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation
 from referee.base.limits import DEFAULT_LIMITS, Limits
+from referee.systems.trikus.chance import Cancels, Chance, success_chances
 from referee.systems.trikus.changes import Change, ChangeKind, line_change
 from referee.systems.trikus.duel import (
     Boom,
@@ -40,7 +41,6 @@ from referee.systems.trikus.duel import (
     Reroll,
     play,
 )
-from referee.systems.trikus.odds import MAX_WORK, OddsTooCostly, joint_ends, success_chances
 from referee.systems.trikus.policy import Commitment, Policy, commit
 from referee.systems.trikus.resources import (
     Ledger,
@@ -68,7 +68,7 @@ class ParticipantResult:
     outcome: Outcome
     value: int  # his value in his pair at the end (orders successes in combat)
     dice: int  # dice committed before the test (line, pool and one-round dice)
-    chance: Fraction | None  # exact P(Success) under his policy; None if too costly
+    chance: Chance | None  # P(Success) under his policy, exact or estimated; None if not worked out
 
 
 @dataclass(frozen=True)
@@ -141,8 +141,9 @@ def chances(
     rulings: Rulings,
     wanted: bool = True,
     cancels: tuple[int | None, ...] = (),
-) -> tuple[Fraction | None, ...]:
-    """Each player's exact chance of Success, or None for all when unwanted or too costly.
+    limits: Limits = DEFAULT_LIMITS,
+) -> tuple[Chance | None, ...]:
+    """Each player's chance of Success (:mod:`.chance`), or None for all when unwanted.
 
     ``cancels`` are ``on_success=cancel`` targets by index (see :func:`_cancel_targets`):
     a Success given up to cancel a Failure is no Success, so the chances of the players
@@ -150,27 +151,15 @@ def chances(
     """
     if not wanted or not entrants:
         return (None,) * len(entrants)
-    try:
-        if not any(t is not None for t in cancels):
-            return success_chances(gm_dice, entrants, rulings)
-        involved = {t for t in cancels if t is not None}
-        involved |= {i for i, t in enumerate(cancels) if t is not None}
-        tracked = tuple(sorted(involved))
-        # The joint walk's units cost about three times more: a third of the budget keeps
-        # a cancel's odds within the same seconds as any other test's.
-        ends, joint = joint_ends(gm_dice, entrants, tracked, rulings, max_work=MAX_WORK // 3)
-    except OddsTooCostly:
-        return (None,) * len(entrants)
-    won = list(ends[PairEnd.WON])
-    for i in tracked:
-        won[i] = Fraction(0)
-    for tracked_ends, chance in joint.items():
-        outcomes = {i: _outcome(end, rulings) for i, end in zip(tracked, tracked_ends, strict=True)}
+    if not any(t is not None for t in cancels):
+        return success_chances(gm_dice, entrants, rulings, limits=limits)
+
+    def settle(ends: Mapping[int, PairEnd]) -> set[int]:
+        outcomes = {i: _outcome(end, rulings) for i, end in ends.items()}
         _apply_cancels(cancels, outcomes)
-        for i in tracked:
-            if outcomes[i] is Outcome.SUCCESS:
-                won[i] += chance
-    return tuple(won)
+        return {i for i, outcome in outcomes.items() if outcome is Outcome.SUCCESS}
+
+    return success_chances(gm_dice, entrants, rulings, Cancels(cancels, settle), limits)
 
 
 def resolve_test(
@@ -196,7 +185,7 @@ def resolve_test(
     commitments = commit_all(party, declarations, rulings)
     rolling = tuple(c for c in commitments if not c.policy.opt_out)
     entrants = tuple(c.entrant((DieKind.LINE,) * c.line_dice, gm_negotiate) for c in rolling)
-    odds = chances(gm_dice, entrants, rulings, with_odds, _cancel_targets(rolling))
+    odds = chances(gm_dice, entrants, rulings, with_odds, _cancel_targets(rolling), limits)
     duel = play(gm_dice, entrants, dice, rulings, answers) if entrants else None
     if duel is not None and duel.pending is not None:
         return TestResult(gm_dice, commitments, duel, (), (), pending=duel.pending)
@@ -366,7 +355,7 @@ def _settled(
     duel: Duel | None,
     outcomes: dict[str, Outcome],
     cancelled: tuple[tuple[str, str], ...],
-    odds: tuple[Fraction | None, ...],
+    odds: tuple[Chance | None, ...],
     rulings: Rulings,
 ) -> TestResult:
     ledger = Ledger(party)

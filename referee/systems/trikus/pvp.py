@@ -15,11 +15,13 @@ What differs from a test against the GM:
   declaration, or else the duel waits for his ``[[answer yes|no]]`` as a test waits for
   the GM's (the GM's ``negotiation_consent`` is the GM's own answer, so it plays no part
   here). R-22 counts each side's proposals. A proposer who loses after an agreed
-  reroll suffers the Catastrophe. Escape (``escape=k,v``) is the first-named player's
-  trigger alone (the second holds his pool as the GM holds its dice);
+  reroll suffers the Catastrophe. Either may escape (``escape=k,v``), as a player
+  escapes the GM: the second-named, in the GM's place, withdraws when the first holds
+  control at v or more and he has 1 to k unrolled dice, his Light tokens left out
+  (``Entrant.gm_escape``);
 * both strike a line, spend Morale and Light, gain or lose Morale, and take
-  Empowerment's Dark token and Catastrophe when they lose with it. If the first escapes,
-  the second is left in control: his Success.
+  Empowerment's Dark token and Catastrophe when they lose with it. Whoever escapes (+1
+  Dark, Morale kept) leaves the other in control: his Success.
 
 Dice order: each throw the second player's die first (the GM's place), then the first's.
 
@@ -30,7 +32,7 @@ Dice order: each throw the second player's die first (the GM's place), then the 
 ...         "light_sides": sides[0], "dark_sides": sides[1]})
 >>> party = Party((pc("Ola", "master", (["a"], ["b", "c", "d"])),
 ...     pc("Zed", "beginner", (["a", "b", "c"], ["d"]))))
->>> from referee.systems.trikus.policy import Policy
+>>> from referee.systems.trikus.policy import Commitment, Policy
 >>> result = resolve_pvp(party, [("Ola", Policy()), ("Zed", Policy())], FixedDice([5, 7]))
 >>> [(p.name, p.outcome.value) for p in result.participants]
 [('Ola', 'Success'), ('Zed', 'Failure')]
@@ -39,14 +41,13 @@ Dice order: each throw the second player's die first (the GM's place), then the 
 from __future__ import annotations
 
 from dataclasses import replace
-from fractions import Fraction
 
 from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation
 from referee.base.limits import DEFAULT_LIMITS, Limits
+from referee.systems.trikus.chance import Chance, duel_chances
 from referee.systems.trikus.changes import Change, ChangeKind
-from referee.systems.trikus.duel import GM, DieKind, Entrant, PairEnd, play
-from referee.systems.trikus.odds import OddsTooCostly, end_chances
+from referee.systems.trikus.duel import GM, DieKind, Entrant, Note, play
 from referee.systems.trikus.opposed import (
     _FLIP,
     Declarations,
@@ -58,7 +59,7 @@ from referee.systems.trikus.opposed import (
     outcome_changes,
     start_changes,
 )
-from referee.systems.trikus.policy import Policy
+from referee.systems.trikus.policy import Commitment, Policy
 from referee.systems.trikus.resources import Ledger, Outcome, falls, refresh_if_due
 from referee.systems.trikus.rulings import Consent, DeadTie, RefreshTiming, Rulings
 from referee.systems.trikus.state import Party
@@ -79,8 +80,6 @@ def duel_problems(policy: Policy, name: str, second: bool) -> list[str]:
         problems.append(f"{name} cannot opt out of a duel between players")
     if policy.cancel is not None or policy.defend is not None:
         problems.append(f"{name}: on_success and defend are for team tests and fights")
-    if second and policy.escape is not None:
-        problems.append(f"{name}: escape is the first-named player's trigger in a duel")
     return problems
 
 
@@ -122,18 +121,24 @@ def resolve_pvp(
         raise RuleViolation(
             f"{second.name} needs dice to duel (a free line, Morale, Light or Empowerment)."
         )
+    escape = second.policy.escape
     entrant = replace(
         first.entrant((DieKind.LINE,) * first.line_dice),
         gm_negotiate=second.policy.negotiate,
         gm_asks=not first.policy.accept,
+        gm_escape=(*escape, second.policy.light) if escape else None,
     )
-    chance_first, chance_second = _chances(pool, entrant, rulings, with_odds)
+    chance_first, chance_second = _chances(pool, entrant, rulings, limits, with_odds)
+    if escape is not None:  # the odds count the players' escapes, not the GM side's:
+        chance_first, chance_second = _second_escapes(first, second, rulings, limits, with_odds)
     consent = Consent.ALWAYS if second.policy.accept else Consent.ASK
     duel = play(pool, (entrant,), dice, replace(rulings, negotiation_consent=consent), answers)
     if duel.pending is not None:
         return TestResult(pool, (first, second), duel, (), (), pending=duel.pending)
     outcome_first = _outcome(duel.ends[0], rulings)
     outcome_second = _MIRROR[outcome_first]
+    if any(isinstance(e, Note) and e.who == GM and e.what == "escaped" for e in duel.events):
+        outcome_second = Outcome.ESCAPED
     if overturned:
         outcome_first = _FLIP.get(outcome_first, outcome_first)
         outcome_second = _FLIP.get(outcome_second, outcome_second)
@@ -159,14 +164,26 @@ def resolve_pvp(
     return TestResult(pool, (first, second), duel, participants, tuple(ledger.changes))
 
 
+def _second_escapes(
+    first: Commitment, second: Commitment, rulings: Rulings, limits: Limits, wanted: bool
+) -> tuple[Chance | None, Chance | None]:
+    """Each side's chance of Success when the second-named may escape: the duel is
+    symmetric, so his are counted with the two in each other's places (his escape a
+    player's); both escaping is past what the odds count (None)."""
+    if first.policy.escape is not None:
+        return None, None
+    swapped = replace(
+        second.entrant((DieKind.LINE,) * second.line_dice),
+        gm_negotiate=first.policy.negotiate,
+        gm_asks=not second.policy.accept,
+    )
+    pool = first.line_dice + len(first.extra) + first.policy.light
+    chance_second, chance_first = _chances(pool, swapped, rulings, limits, wanted)
+    return chance_first, chance_second
+
+
 def _chances(
-    pool: int, entrant: Entrant, rulings: Rulings, wanted: bool
-) -> tuple[Fraction | None, Fraction | None]:
-    """Each side's exact chance of Success (the first's pair won; lost or escaped from)."""
-    if not wanted:
-        return None, None
-    try:
-        ends = end_chances(pool, (entrant,), rulings)
-    except OddsTooCostly:
-        return None, None
-    return ends[PairEnd.WON][0], ends[PairEnd.LOST][0] + ends[PairEnd.ESCAPED][0]
+    pool: int, entrant: Entrant, rulings: Rulings, limits: Limits, wanted: bool
+) -> tuple[Chance | None, Chance | None]:
+    """Each side's chance of Success (the first's pair won; lost or escaped from)."""
+    return duel_chances(pool, entrant, rulings, limits) if wanted else (None, None)

@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from referee.pipeline.campaign import SeedsCharacters
+from referee.store.records import Undone
 from referee.system import CampaignFiles, Context, ExampleCampaign, GmOption, OddsCase, Verb
 
-from . import edits, gm_answers, opening, tags
+from . import edits, gm_answers, invariants, opening, tags
 from .application import TrikusSheet
+from .chance import describe
 from .changes import ChangeKind
 from .odds_cases import odds_cases
 from .party import PARTY_KEY, PARTY_TABLE, THREADS
@@ -342,6 +344,16 @@ class Trikus(SeedsCharacters):
         """The rulings are the whole rules value: trikus reads no tables."""
         return rulings
 
+    def invariants(self, tables: Mapping[str, Mapping[str, Any]], rules: Any) -> list[str]:
+        """Every way the stored state has left the rules (see :mod:`.invariants`)."""
+        return invariants.invariants(tables)
+
+    def undo_within_rules(
+        self, table: str, before: dict[str, Any] | None, undone: Undone, changes: list[list[Any]]
+    ) -> Undone:
+        """The core's undo of a voided tag, as it is."""
+        return undone
+
     def end_encounter(self, context: Context) -> gm_answers.EncounterEnd:
         """The thread's open test or fight closes, with no result (RULES.md §3.7)."""
         return gm_answers.end_encounter(context)
@@ -404,7 +416,7 @@ class Trikus(SeedsCharacters):
         return ("equipment", "dark_sides") if rules.gm_blind_dark else ("equipment",)
 
     def template_helpers(self) -> Mapping[str, Any]:
-        return {"change_kinds": ChangeKind}
+        return {"change_kinds": ChangeKind, "chance": describe}
 
     def odds_cases(self) -> Iterable[OddsCase]:
         return odds_cases()

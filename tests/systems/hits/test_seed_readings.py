@@ -205,3 +205,45 @@ def test_a_quick_roll_is_the_gms_call(campaign: Campaign) -> None:
     with pytest.raises(Forbidden, match="A quick roll is the GM's call"):
         _tag(campaign, "quick Kara body", [6])
     assert ("quick_asked", 1) == (asked, rolled)
+
+
+# -- duellists leave the scene ("ambos os participantes saem de Cena") -------------------
+
+
+def test_duellists_leave_the_scene_until_the_duel_is_settled(tmp_path: Path) -> None:
+    """A combat duel waits to be rolled: neither Kara nor the Ogre rolls in the scene (not
+    even for the GM), the Troll does; once the duel is rolled both are back."""
+    campaign = make_campaign(tmp_path, _sheets(influence=5), system="hits")
+    _tag(campaign, "scene combat", author=GM)
+    declared = _tag(campaign, "duel Kara -> Ogre with body").result
+    refused = []
+    for text, author in (
+        ("roll Kara body", OWNER),
+        ("roll Ogre body", GM),
+        ("opposed Troll body vs Ogre body", GM),
+        ("duel Kara -> Troll with body", OWNER),
+        ('leave Kara "runs"', OWNER),
+    ):
+        with pytest.raises(RuleViolation, match="duelling") as error:
+            _tag(campaign, text, [4] * 12, author=author)
+        refused.append(error.value.message)
+    troll = _tag(campaign, "roll Troll body", [4, 4, 1], author=GM).result.hits
+    _tag(campaign, "duel 1 roll", [5, 5, 5, 5] + [1] * 8)
+    back = _tag(campaign, "roll Kara body", [4, 1, 1, 1]).result.hits
+    assert ("pending", 2, 1) == (declared.duel.status.value, troll, back)
+    assert (
+        "Kara Venn is duelling Ogre (duel 1), in a scene of their own, and is back in this "
+        "one when the duel is settled: [[duel 1 roll]]."
+    ) == refused[0]
+
+
+def test_a_losing_initiator_is_out_of_the_scene_until_he_chooses(tmp_path: Path) -> None:
+    """Kara loses the duel she started: until she withdraws, accepts or resists, she is
+    still in the duel's scene."""
+    campaign = make_campaign(tmp_path, _sheets(influence=5), system="hits")
+    _tag(campaign, "scene unstructured", author=GM)
+    _tag(campaign, "duel Kara -> Ogre with body", [1, 1, 1, 1] + [4] * 8)
+    with pytest.raises(RuleViolation, match=r"\[\[duel 1 withdraw\]\], \[\[duel 1 accept\]\]"):
+        _tag(campaign, "roll Kara body", [4, 4, 4, 4])
+    _tag(campaign, "duel 1 withdraw")
+    assert 4 == _tag(campaign, "roll Kara body", [4, 4, 4, 4]).result.hits

@@ -138,7 +138,7 @@ def test_under_the_gms_difficulty_only_a_gm_changes_it(campaign: Campaign, diff:
     """After [[difficulty 9]]: the owner's and a stranger's diff are refused, the GM's is not."""
     _tag(campaign, "difficulty 9", author=GM)
     with pytest.raises(
-        Forbidden, match=r"this thread\. Roll without diff: his difficulty 9 applies"
+        Forbidden, match=r"the GM set\. Roll without diff: his difficulty 9 applies"
     ):
         _tag(campaign, f"roll Marcelo wits {diff}", [6, 6])
     with pytest.raises(Forbidden):
@@ -158,4 +158,58 @@ def test_a_difficulty_with_leading_zeros_is_read(campaign: Campaign) -> None:
     """diff 00000007 is difficulty 7."""
     assert (
         7 == _tag(campaign, "roll Marcelo wits diff 00000007", [6, 6]).result.roll.plan.difficulty
+    )
+
+
+# -- R-32: "The GM may forbid it for a roll" -------------------------------------------
+
+
+def test_the_gm_forbids_willpower_for_one_roll(campaign: Campaign) -> None:
+    """[[difficulty 8 no willpower for Marcelo]]: his next roll is at 8 without Willpower;
+    the roll after it is at the thread's 6 and may spend a point again."""
+    _tag(campaign, "difficulty 8 no willpower for Marcelo", author=GM)
+    with pytest.raises(RuleViolation, match="forbidden Willpower here"):
+        _tag(campaign, "roll Marcelo dexterity+brawl willpower", [8] * 7)
+    called = _tag(campaign, "roll Marcelo dexterity+brawl", [8, 8, 7, 7, 2, 2, 2]).result.roll
+    after = _tag(campaign, "roll Marcelo dexterity+brawl willpower", [7, 7, 2, 2, 2, 2, 2])
+    assert (8, 2, 6, 3) == (
+        called.plan.difficulty,
+        called.net,
+        after.result.roll.plan.difficulty,
+        after.result.roll.net,
+    )
+
+
+def test_the_gms_word_on_a_roll_is_his_not_the_players(tmp_path: Path) -> None:
+    """After the GM's difficulty for Marcelo Vaz's roll, his player's diff is refused (he
+    writes Marcelo), saying what the GM set; a bare pool in the thread is not bound by it."""
+    sheets = [{"name": "Marcelo Vaz", "owner": OWNER, "traits": MARCELO, "willpower": 3}]
+    campaign = make_campaign(tmp_path, sheets, system="pool")
+    _tag(campaign, "difficulty 9 for Marcelo", author=GM)
+    with pytest.raises(Forbidden, match="he set difficulty 9 for Marcelo Vaz's roll"):
+        _tag(campaign, "roll Marcelo dexterity+brawl diff 4", [6] * 7)
+    other = _tag(campaign, "roll 3 diff 4", [4, 4, 4], author=STRANGER).result.roll
+    called = _tag(campaign, "roll Marcelo dexterity+brawl", [6] * 7).result.roll
+    campaign.close()
+    assert (4, 9) == (other.plan.difficulty, called.plan.difficulty)
+
+
+def test_a_declared_side_keeps_the_gms_word_until_it_rolls(campaign: Campaign) -> None:
+    """Marcelo's side of a resisted roll, declared under a Willpower ban for his roll, keeps
+    the ban while it waits for the Guard's side; the GM's word is used up by it."""
+    _tag(campaign, "difficulty no willpower for Marcelo", author=GM)
+    _tag(campaign, "resist Marcelo dexterity+brawl vs Guard")
+    record = campaign.store.table("pool_threads").get("t3_a")
+    kept = record["pending"][0]["request"]["willpower_allowed"]
+    resisted = _tag(campaign, "resist Guard perception vs Marcelo", [8] * 7 + [2, 2], author=GM)
+    assert (False, {}, "resisted") == (kept, record["calls"], resisted.kind)
+
+
+def test_end_encounter_drops_the_gms_word_on_a_roll(campaign: Campaign) -> None:
+    """An unused word on Marcelo's next roll goes with the encounter."""
+    _tag(campaign, "difficulty 8 for Marcelo", author=GM)
+    ended = _tag(campaign, "end encounter", author=GM).result
+    assert (1, 6) == (
+        ended.detail.calls,
+        _tag(campaign, "roll Marcelo dexterity+brawl", [6] * 7).result.roll.plan.difficulty,
     )

@@ -10,8 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.base.dice import SeededDice
+from referee.base.effort import Effort
 from referee.systems.trikus.duel import DieKind, Entrant, PairEnd, play
-from referee.systems.trikus.odds import OddsTooCostly, end_chances, joint_ends, success_chances
+from referee.systems.trikus.odds import (
+    STEPS_PER_UNIT,
+    OddsTooCostly,
+    end_chances,
+    joint_ends,
+    success_chances,
+)
 from referee.systems.trikus.rulings import Consent, DeadTie, Rulings, TogetherTie
 from referee.testing.odds import chi_square_p
 
@@ -158,10 +165,12 @@ def test_players_with_the_same_declaration_share_their_class_fairly() -> None:
     assert (won[0], [1, 1, 1]) == (won[1], totals)
 
 
-def test_a_realistic_team_test_fits_the_budget() -> None:
-    """GM 5 against three Masters (3 dice each), far past the first recursion, is exact."""
-    won = success_chances(5, tuple(line(n, 3) for n in "PZM"))
+def test_the_walk_spends_from_the_effort_it_is_given() -> None:
+    """GM 5 against three Masters: the general walk's work spent, three steps a unit."""
+    effort = Effort(10**8)
+    won = success_chances(5, tuple(line(n, 3) for n in "PZM"), effort=effort)
     assert (1, True) == (len(set(won)), 0 < won[0] < 1)
+    assert 0 < effort.spent and 0 == effort.spent % STEPS_PER_UNIT
 
 
 GRID = [  # (GM dice, players, rulings, tracked): every kind of trigger, ruling and cancel

@@ -292,7 +292,7 @@ def test_a_solo_test_needs_the_gms_difficulty(campaign: Campaign) -> None:
         tag(campaign, "test Zuzia vs 1", author="zuzia")
     tag(campaign, "difficulty 1")
     result = tag(campaign, "test Zuzia", [3, 8], author="zuzia")
-    assert ({"Zuzia": Outcome.SUCCESS}, result.result.takings[0].chance) == (
+    assert ({"Zuzia": Outcome.SUCCESS}, result.result.takings[0].chance.exact) == (
         outcomes(result),
         result.chance,
     )
@@ -448,11 +448,31 @@ def test_a_duel_spends_the_seconds_light_only_when_needed(campaign: Campaign) ->
     )
 
 
-def test_a_duel_refuses_the_seconds_escape(campaign: Campaign) -> None:
-    """Escape is the first-named player's trigger in a duel between players."""
+def test_the_second_named_duellist_may_escape(campaign: Campaign) -> None:
+    """Zuzia, named second, declares escape=1,7: Z5 M8; with 1 die left against Michal's 8
+    she withdraws (+1 Dark, Morale kept) and Michal, in control, has his Success."""
+    tag(campaign, "morale Zuzia 1")
     tag(campaign, "open duel Michal, Zuzia")
-    with pytest.raises(RuleViolation, match="escape is the first-named"):
-        tag(campaign, "declare Zuzia escape=1,5", author="zuzia")
+    tag(campaign, "declare Zuzia escape=1,7", author="zuzia")
+    result = tag(campaign, "declare Michal", [5, 8], author="michal")
+    assert {"Michal": Outcome.SUCCESS, "Zuzia": Outcome.ESCAPED} == outcomes(result)
+    zuzia = state(campaign, "zuzia")
+    assert (1, 1, 1) == (zuzia["dark_active"], zuzia["morale"], state(campaign, "michal")["morale"])
+
+
+def test_the_seconds_escape_has_the_odds_of_the_firsts(campaign: Campaign) -> None:
+    """The duel is symmetric: Zuzia's escape named second gives each the chance she and
+    Michal have with the names the other way round (her escape a first-named player's)."""
+    tag(campaign, "open duel Michal, Zuzia", thread="t3_b")
+    tag(campaign, "declare Zuzia escape=1,7", author="zuzia", thread="t3_b")
+    second = tag(campaign, "declare Michal", [5, 8], author="michal", thread="t3_b")
+    tag(campaign, "refresh")
+    tag(campaign, "open duel Zuzia, Michal", thread="t3_c")
+    tag(campaign, "declare Michal", author="michal", thread="t3_c")
+    first = tag(campaign, "declare Zuzia escape=1,7", [8, 5], author="zuzia", thread="t3_c")
+    chances = [{k.name: k.chance for k in r.result.takings} for r in (second, first)]
+    assert chances[0] == chances[1]
+    assert None not in chances[0].values()
 
 
 def test_go_all_plays_a_fight_to_its_end_in_one_verdict(campaign: Campaign) -> None:
@@ -561,3 +581,56 @@ def test_end_encounter_with_nothing_open_says_so(campaign: Campaign) -> None:
     """Nothing open in the thread: the encounter ends with nothing to close."""
     ended = tag(campaign, "end encounter").result
     assert (False, "") == (ended.had_order, ended.detail.kind)
+
+
+# ----------------------------------------------- fighters dead or fallen mid-fight
+
+
+GM_WINS = [10] + [1] * 20  # the GM's 10 takes every pair; the players' 1s never beat it
+
+
+def test_a_fighter_killed_by_a_black_hole_is_dropped_from_the_fight(tmp_path: Path) -> None:
+    """Zuzia fails using a black-hole crystal and dies: the next round waits for Pawel
+    alone, and his declaration plays it (she no longer holds the fight open)."""
+    crystal = {"name": "Crystal", "traits": ["black-hole"], "known": [True], "spent": False}
+    sheets = [sheet("Zuzia", "advanced", equipment=[crystal]), sheet("Pawel", "advanced")]
+    campaign = make_campaign(tmp_path, sheets, system="trikus")
+    tag(campaign, "open fight 3 Zuzia, Pawel")
+    tag(campaign, "declare Zuzia use=Crystal", author="zuzia")
+    first = tag(campaign, "declare Pawel", GM_WINS, author="pawel")
+    following = campaign.store.table("trikus_threads").get("t3_a")["open"]["participants"]
+    second = tag(campaign, "declare Pawel", GM_WINS, author="pawel")
+    assert ("dead", ["Pawel"]) == (state(campaign, "zuzia")["status"], following)
+    assert (("Zuzia", "Pawel"), ("Pawel",)) == (
+        first.result.names,
+        second.result.names,
+    )
+
+
+def test_a_fighter_fallen_mid_round_is_dropped_from_the_fight(tmp_path: Path) -> None:
+    """Pawel holds 2 Dark tokens and loses with Empowerment: the third turns him, and the
+    fight goes on with Zuzia alone."""
+    sheets = [sheet("Zuzia", "advanced"), sheet("Pawel", "advanced", dark_active=2)]
+    campaign = make_campaign(tmp_path, sheets, system="trikus")
+    tag(campaign, "open fight 3 Zuzia, Pawel")
+    tag(campaign, "declare Pawel empower", author="pawel")
+    tag(campaign, "declare Zuzia", GM_WINS, author="zuzia")
+    following = campaign.store.table("trikus_threads").get("t3_a")["open"]["participants"]
+    second = tag(campaign, "declare Zuzia", GM_WINS, author="zuzia")
+    assert ("fallen", ["Zuzia"], ("Zuzia",)) == (
+        state(campaign, "pawel")["status"],
+        following,
+        second.result.names,
+    )
+
+
+def test_a_fighter_dead_between_rounds_holds_nothing_up(tmp_path: Path) -> None:
+    """Pawel is sacrificed between rounds (a GM verb): the open round plays on Zuzia's
+    declaration alone."""
+    sheets = [sheet("Zuzia", "advanced"), sheet("Pawel", "master")]
+    campaign = make_campaign(tmp_path, sheets, system="trikus")
+    tag(campaign, "open fight 4 Zuzia, Pawel")
+    tag(campaign, "go", GM_WINS)
+    tag(campaign, "sacrifice Pawel")
+    played = tag(campaign, "declare Zuzia", GM_WINS, author="zuzia")
+    assert ("dead", ("Zuzia",)) == (state(campaign, "pawel")["status"], played.result.names)

@@ -29,6 +29,7 @@ from referee.system import (
     GmOption,
     OddsCase,
     ParseContext,
+    PlainUndo,
     Resolution,
     Verb,
     require_control,
@@ -180,7 +181,7 @@ def _heads(coins: int) -> dict[int, Fraction]:
     return {n: Fraction(comb(coins, n), 2**coins) for n in range(coins + 1)}
 
 
-class Coin:
+class Coin(PlainUndo):
     name = "coin"
     version = "1.0"
     description = "coins and luck: the smallest example of a referee dice system"

@@ -1,0 +1,387 @@
+"""Exact trikus odds of a team test, counted with little joint work (RULES.md §3.2-3.3).
+
+Each player-GM pair is a *lane* (see :mod:`.odds`); lanes interact only through the
+GM's throws, since the GM rolls while any pair lacks its control. Lanes are small
+integer codes of a :mod:`.odds_models` model: :class:`~.odds_models.PlainLanes` when no
+player declares an escape or a Negotiation and the GM proposes none (a Light token
+then plays like one more die), :class:`~.odds_models.TriggerLanes` otherwise. The walk:
+
+* while the GM has 3 dice or more, the lanes walk jointly, state by state (GM dice
+  left, sorted lanes), merged as they meet;
+* with its 2 last dice to come, each lane's chance is its own *as if* the GM threw
+  both dice one after the other: that is what happens unless, after the first, the
+  GM holds every pair (it then waits while the players roll), so only those throws
+  are corrected, jointly, and they are few;
+* with its last die to come, a lane's chance is its own when the GM throws it at
+  once; when the GM holds every pair, the lanes stay independent until the first
+  player takes control, so each term of that *stretch* is a product over lanes;
+* with no GM dice left, or one pair left, each lane finishes alone.
+
+Every player's chance of each end of his pair is exact, and equals the general walk's
+and an enumeration of every die, fraction for fraction
+(``tests/systems/trikus/test_odds_count.py``). The work is metered: every joint state,
+transition and correction, and every lane chance worked out, spends steps of an
+:class:`~referee.base.effort.Effort` (about a microsecond each); past its budget
+:class:`~.odds.OddsTooCostly` is raised.
+
+>>> from referee.base.effort import Effort
+>>> from referee.systems.trikus.duel import DieKind, Entrant, PairEnd
+>>> masters = tuple(Entrant(name, (DieKind.LINE,) * 3) for name in "PZMK")
+>>> count_ends(5, masters, Rulings(), Effort(10**7))[PairEnd.WON][0]
+Fraction(58291554324029, 160000000000000)
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import replace
+from fractions import Fraction
+from itertools import combinations_with_replacement, product
+from math import factorial, prod
+
+from referee.base.effort import Effort
+from referee.systems.trikus.duel import SIDES, Entrant, PairEnd
+from referee.systems.trikus.odds import OddsTooCostly
+from referee.systems.trikus.odds_models import (
+    ENDS,
+    GM,
+    PLAYER,
+    LaneModel,
+    PlainLanes,
+    Step,
+    TriggerLanes,
+    Vector,
+)
+from referee.systems.trikus.rulings import Rulings, TogetherTie
+
+LARGEST = 120  # GM dice plus the largest pool counted exactly (deeper walks are sampled)
+# Steps (about a microsecond each) a joint state costs; a joint outcome costs one, and a
+# correction two (as measured by bench/trikus_odds.py against the estimate's duels).
+STATE = 8
+
+
+def plain(entrants: tuple[Entrant, ...]) -> bool:
+    """Whether no player's pair has a standing trigger (escape, Negotiation either way)."""
+    return all(
+        e.escape is None and e.negotiate is None and e.gm_negotiate is None for e in entrants
+    )
+
+
+def count_ends(
+    gm_dice: int,
+    entrants: tuple[Entrant, ...],
+    rulings: Rulings,
+    effort: Effort,
+    assume_consent: bool = True,
+) -> dict[PairEnd, tuple[Fraction, ...]]:
+    """P(each player's pair ends each way), exactly; a dead tie is reported as such.
+
+    Under ``negotiation_consent = "ask"`` the chance assumes the GM agrees to every
+    proposal (``assume_consent``), as :func:`~.odds.end_chances` does. Raises
+    :class:`~.odds.OddsTooCostly` when ``effort`` runs out (what was spent stays spent)
+    or the test is too deep to count (:data:`LARGEST`).
+    """
+    return Counting(gm_dice, entrants, rulings, assume_consent).run(effort)
+
+
+class Counting:
+    """One test's count, resumable: :meth:`run` with more steps goes on where it stopped.
+
+    Every step is spent before the walk changes anything, so a count stopped by its
+    budget loses no work: a verdict may count with a few steps first, estimate, and
+    count on with what is left (:mod:`.chance`).
+    """
+
+    def __init__(
+        self,
+        gm_dice: int,
+        entrants: tuple[Entrant, ...],
+        rulings: Rulings,
+        assume_consent: bool = True,
+    ) -> None:
+        rerolls = 2 * rulings.negotiations_per_test
+        pools = [len(e.hand) + e.light for e in entrants]
+        self.deep = gm_dice + max(pools, default=0) + rerolls > LARGEST
+        nobody = Effort(0, alone=True)  # each run sets the effort it spends
+        model: LaneModel
+        if plain(entrants):  # players with pools of the same size share a class
+            sizes: dict[int, int] = {}
+            kind_of = [sizes.setdefault(pool, len(sizes)) for pool in pools]
+            together = rulings.together_tie is TogetherTie.PLAYER
+            model = PlainLanes(tuple(sizes), together, nobody)
+            drawn = gm_dice + sum(pools)
+        else:  # players with the same declaration share a class
+            declared: dict[Entrant, int] = {}
+            kind_of = [declared.setdefault(replace(e, name=""), len(declared)) for e in entrants]
+            model = TriggerLanes(tuple(declared), rulings, assume_consent, nobody)
+            asked = sum((e.negotiate is not None) + (e.gm_negotiate is not None) for e in entrants)
+            drawn = gm_dice + sum(pools) + rulings.negotiations_per_test * asked
+        self.model, self.kind_of = model, kind_of
+        self.walk = _Walk(gm_dice, model, max(kind_of, default=0) + 1, drawn)
+        if not self.deep:
+            self.walk.start(tuple(sorted(model.first(kind) for kind in kind_of)))
+
+    def run(self, effort: Effort) -> dict[PairEnd, tuple[Fraction, ...]]:
+        """Count on with ``effort``; OddsTooCostly (resumable) when it runs out first."""
+        if self.deep:
+            raise OddsTooCostly(f"more than {LARGEST} dice deep")
+        self.model.effort = effort
+        totals = self.walk.resume()
+        size = Counter(self.kind_of)
+        return {
+            end: tuple(totals[kind][e] / size[kind] for kind in self.kind_of)
+            for e, end in enumerate(ENDS)
+        }
+
+
+Level = dict[tuple[int, tuple[int, ...]], int]  # (GM dice left, sorted lanes) -> mass
+Groups = Counter[tuple[Step, ...]]  # each lane's step, per effect of the GM's die -> faces
+
+
+class _Walk:
+    """The joint walk down to the GM's 2 last dice, then each lane's own chances."""
+
+    def __init__(self, gm_dice: int, model: LaneModel, classes: int, drawn: int) -> None:
+        self.gm_dice = gm_dice
+        self.lanes = model
+        # Masses are integers over 10 ** (every die the test may draw), times 2520 for
+        # the equally likely values kept together (a split divides by their count).
+        self.scale = SIDES**drawn * 2520
+        # The chances still to weigh, by what they are weighed with (integer masses):
+        self.alone: defaultdict[tuple[int, int], int] = defaultdict(int)  # (lane, GM dice)
+        self.now: defaultdict[int, int] = defaultdict(int)
+        self.both: defaultdict[int, int] = defaultdict(int)
+        self.finished: defaultdict[tuple[int, ...], int] = defaultdict(int)
+        self.ended = [[0] * len(ENDS) for _ in range(classes)]
+        self.alike: dict[tuple[Step, int], list[tuple[tuple[int, ...], int]]] = {}
+        self.quiet_masks: dict[int, int] = {}
+        self.quiet_steps: dict[int, tuple[Step, ...]] = {}
+        self.levels: defaultdict[int, Level] = defaultdict(dict)
+        self.level = -1
+        self.pending: list[tuple[tuple[int, tuple[int, ...]], int]] = []
+
+    def start(self, first: tuple[int, ...]) -> None:
+        self.level = self.gm_dice + sum(self.lanes.dice[lane] for lane in first)
+        self.levels[self.level][self.gm_dice, tuple(sorted(first))] = self.scale
+        self.pending = list(self.levels.pop(self.level).items())
+
+    def resume(self) -> list[list[Fraction]]:
+        """Each class's ends summed over its players, walking on from where it stopped.
+
+        A throw draws a die (the GM's or a player's), so a state is complete when the
+        states with more dice left are all done: the walk takes them by dice left.
+        """
+        while self.level >= 0:
+            pending = self.pending
+            while pending:
+                (gm_left, state), mass = pending[-1]
+                if gm_left != 2 or not self.last_two_fast(state, mass):
+                    self.state(gm_left, state, mass)
+                pending.pop()
+            self.level -= 1
+            self.pending = list(self.levels.pop(self.level, {}).items())
+        return self.totals()
+
+    def state(self, gm_left: int, state: tuple[int, ...], mass: int) -> None:
+        """One state's next throw, or its lanes' deferred chances; its steps spent first."""
+        lanes = self.lanes
+        prepared = lanes.prepared(gm_left)
+        live = state  # before prepare: the deferred chances prepare each lane themselves
+        ready = tuple(prepared[lane] for lane in state)  # after prepare, for the next throw
+        if -1 in ready:  # some pairs end before this throw
+            live = tuple(lane for lane, r in zip(state, ready, strict=True) if r >= 0)
+            ended = [
+                lanes.ending(lane, gm_left) for lane, r in zip(state, ready, strict=True) if r < 0
+            ]
+            ready = tuple(r for r in ready if r >= 0)
+        else:
+            ended = []
+        control = lanes.control
+        held = all(control[lane] == GM for lane in ready)
+        if not live or gm_left <= 1 or len(live) == 1:
+            lanes.spent(STATE)
+        elif gm_left == 2 and not held:
+            groups = self.quiet_groups(ready)
+            lanes.spent(STATE + 2 * sum(prod(len(p[0]) for p in parts) for parts in groups))
+        else:
+            groups = self.groups(ready, held)
+            lanes.spent(STATE + sum(prod(len(t[0]) for t in effect) for effect in groups))
+        # Nothing is changed before this line: a count stopped above resumes at this state.
+        for kind, end in ended:
+            self.ended[kind][end] += mass
+        if not live:
+            return
+        if gm_left == 0 or len(live) == 1:  # nothing couples the lanes any more
+            for lane in live:
+                self.alone[lane, gm_left] += mass
+        elif gm_left == 1 and held:
+            self.finished[live] += mass
+        elif gm_left == 1:
+            for lane in live:
+                self.now[lane] += mass
+        elif gm_left == 2 and not held:
+            self.last_two(live, groups, mass)
+        else:
+            self.throw(gm_left, ready, held, groups, mass)
+
+    def quiet_groups(self, ready: tuple[int, ...]) -> Groups:
+        """Per effect of the GM's second-to-last die after which every lane may be held:
+        each lane's held (or ended) part of its step, and the faces with that effect."""
+        faces = (1 << SIDES) - 1
+        for lane in ready:
+            faces &= self.quiet_faces(lane)
+        if not faces:
+            return Counter()
+        steps = [self.quiet_step(lane) for lane in ready]
+        return Counter(tuple(step[d] for step in steps) for d in range(SIDES) if faces >> d & 1)
+
+    def last_two_fast(self, state: tuple[int, ...], mass: int) -> bool:
+        """:meth:`state` for the commonest state, the GM's 2 last dice to come and some
+        lane not held, none ending now (False, nothing done, for any other)."""
+        lanes = self.lanes
+        prepared = lanes.prepared(2)
+        ready = [prepared[lane] for lane in state]
+        if len(ready) < 2 or -1 in ready:
+            return False
+        control = lanes.control
+        masks = self.quiet_masks
+        faces = (1 << SIDES) - 1
+        held = True
+        for lane in ready:
+            if control[lane] != GM:
+                held = False
+            mask = masks.get(lane)
+            if mask is None:
+                mask = self.quiet_faces(lane)
+            faces &= mask
+        if held:
+            return False
+        lanes.spent(STATE + 2 * faces.bit_count())
+        both = self.both
+        for lane in state:
+            both[lane] += mass
+        if faces:
+            steps = [self.quiet_steps[lane] for lane in ready]
+            groups = Counter(
+                tuple(step[d] for step in steps) for d in range(SIDES) if faces >> d & 1
+            )
+            self.corrections(groups, mass)
+        return True
+
+    def last_two(self, live: tuple[int, ...], groups: Groups, mass: int) -> None:
+        """Each lane's own chance with both dice thrown in turn, and the corrections: after
+        the first, every lane held (a joint state, each lane's part of it taken as it is)."""
+        for lane in live:
+            self.both[lane] += mass
+        self.corrections(groups, mass)
+
+    def corrections(self, groups: Groups, mass: int) -> None:
+        """The throws after which every lane is held: their joint states, taken as they are
+        (:meth:`~.odds_models.LaneModel.finish`) instead of as if the GM threw at once."""
+        finished, now = self.finished, self.now
+        for parts, count in groups.items():
+            denominator = SIDES
+            for _, divisor in parts:
+                denominator *= divisor
+            start = mass * count
+            for combo in product(*(p[0] for p in parts)):
+                weight = start
+                for _, w in combo:
+                    weight *= w
+                weight, rest = divmod(weight, denominator)
+                assert not rest, "a chance finer than the dice"
+                after = tuple(sorted([lane for lane, _ in combo]))
+                finished[after] += weight
+                for lane in after:  # counted above as if the GM threw at once
+                    now[lane] -= weight
+
+    def quiet_faces(self, lane: int) -> int:
+        """The faces of the GM's die (bit d-1 for face d) after which the lane may be held."""
+        found = self.quiet_masks.get(lane)
+        if found is None:
+            steps = self.quiet_step(lane)
+            found = self.quiet_masks[lane] = sum(1 << d for d in range(SIDES) if steps[d][0])
+        return found
+
+    def quiet_step(self, lane: int) -> tuple[Step, ...]:
+        """Per face of the GM's die: the held (or ended) lanes the throw leads to."""
+        found = self.quiet_steps.get(lane)
+        if found is None:
+            lanes = self.lanes
+            faces: list[Step] = []
+            for after, divisor in lanes.faces(lane):
+                faces.append((tuple((a, w) for a, w in after if lanes.quiet(a, 1)), divisor))
+            found = self.quiet_steps[lane] = tuple(faces)
+        return found
+
+    def groups(self, ready: tuple[int, ...], held: bool) -> Groups:
+        """Each lane's step per effect of the GM's die (none while it holds every pair)."""
+        lanes = self.lanes
+        if held:  # the GM holds every pair and waits: only the players roll
+            return Counter({tuple(lanes.step(lane, 0) for lane in ready): 1})
+        return Counter(zip(*(lanes.faces(lane) for lane in ready), strict=True))
+
+    def throw(
+        self, gm_left: int, ready: tuple[int, ...], held: bool, groups: Groups, mass: int
+    ) -> None:
+        """Every way the next throw goes, jointly (GM faces with one effect taken together)."""
+        lanes = self.lanes
+        rolling = sum(1 for lane in ready if lanes.control[lane] != PLAYER and lanes.dice[lane])
+        gm_after = gm_left - (not held)
+        target = self.levels[self.level - (not held) - rolling]
+        for effect, faces in groups.items():
+            denominator = prod(t[1] for t in effect) * (1 if held else SIDES)
+            start = mass * faces
+            alike = Counter(effect)  # lanes with the same step: their outcomes as multisets
+            for combo in product(*(self.multisets(step, count) for step, count in alike.items())):
+                weight = start
+                lanes_after: tuple[int, ...] = ()
+                for part, w in combo:
+                    weight *= w
+                    lanes_after += part
+                weight, rest = divmod(weight, denominator)
+                assert not rest, "a chance finer than the dice"
+                key = (gm_after, tuple(sorted(lanes_after)))
+                target[key] = target.get(key, 0) + weight
+
+    def multisets(self, step: Step, count: int) -> list[tuple[tuple[int, ...], int]]:
+        """``count`` lanes taking ``step`` alike: each multiset of their outcomes, with its
+        weight (the ways to order it times the weights' product), kept per step."""
+        found = self.alike.get((step, count))
+        if found is None:
+            found = []
+            outcomes = step[0]
+            for chosen in combinations_with_replacement(range(len(outcomes)), count):
+                ways = factorial(count)
+                for times in Counter(chosen).values():
+                    ways //= factorial(times)
+                weight = ways
+                for i in chosen:
+                    weight *= outcomes[i][1]
+                found.append((tuple(outcomes[i][0] for i in chosen), weight))
+            self.alike[step, count] = found
+        return found
+
+    def totals(self) -> list[list[Fraction]]:
+        """Each class's ends summed over its players: the deferred chances weighed."""
+        lanes = self.lanes
+        totals = [[Fraction(x) for x in row] for row in self.ended]
+
+        def weigh(lane: int, mass: int, vector: Vector) -> None:
+            row = totals[lanes.kind[lane]]
+            for e, value in enumerate(vector):
+                if value:
+                    row[e] += mass * value
+
+        for (lane, gm_left), mass in self.alone.items():
+            weigh(lane, mass, lanes.alone(lane, gm_left))
+        for lane, mass in self.now.items():
+            weigh(lane, mass, lanes.now(lane))
+        for lane, mass in self.both.items():
+            weigh(lane, mass, lanes.both(lane))
+        for state, mass in self.finished.items():
+            ends, live = lanes.finish(state)
+            whole = lanes.unit**live
+            for lane, vector in zip(state, ends, strict=True):
+                weigh(lane, mass, tuple(Fraction(v, whole) for v in vector))
+        return [[value / self.scale for value in row] for row in totals]

@@ -9,8 +9,7 @@ Success under his declaration, worked out before its dice (RULES.md §3.6):
   ``on_success=cancel`` concerns by the general walk of :mod:`.odds`;
 * **estimated** otherwise, from duels seeded by the test itself (:mod:`.odds_sample`),
   with the steps left: the same test always shows the same figure, stated with the
-  half-width of its 95% interval, at most half a point for any test the
-  declarations allow of up to four players (``bench/trikus_odds.py``).
+  half-width of its 95% interval ("≈ 36.4%, estimated, ±0.3 points at 95%").
 
 The budget is a step budget, never a timer: a test spends from its own
 :class:`~referee.base.effort.Effort`, and inside the pipeline from the post meter's
@@ -25,7 +24,7 @@ costs nothing.
 >>> [describe(c) for c in success_chances(5, masters[:3], Rulings())]
 ['36.1%', '36.1%', '36.1%']
 >>> describe(Chance(0.36432, 0.0031, 4000))
-'≈ 36.4% (estimated, ±0.4 points at 95%)'
+'≈ 36.4%, estimated, ±0.4 points at 95%'
 """
 
 from __future__ import annotations
@@ -88,7 +87,7 @@ def describe(chance: Chance | None) -> str:
     if chance.margin is None:
         return percent(chance.value)
     points = math.ceil(chance.margin * 1000 - 1e-9) / 10
-    return f"≈ {percent(chance.value)} (estimated, ±{max(points, 0.1):.1f} points at 95%)"
+    return f"≈ {percent(chance.value)}, estimated, ±{max(points, 0.1):.1f} points at 95%"
 
 
 def success_chances(
@@ -237,7 +236,8 @@ def _effort(limits: Limits) -> Effort:
 def _shape(entrants: tuple[Entrant, ...]) -> tuple[object, ...]:
     """What of each player the chances depend on (not his name, nor his dice's kinds)."""
     return tuple(
-        (len(e.hand), e.light, e.escape, e.negotiate, e.gm_negotiate, e.gm_asks) for e in entrants
+        (len(e.hand), e.light, e.escape, e.negotiate, e.gm_negotiate, e.gm_asks, e.gm_escape)
+        for e in entrants
     )
 
 

@@ -61,9 +61,10 @@ STATE = 8
 
 
 def plain(entrants: tuple[Entrant, ...]) -> bool:
-    """Whether no player's pair has a standing trigger (escape, Negotiation either way)."""
+    """Whether no pair has a standing trigger (an escape or a Negotiation, either side's)."""
     return all(
-        e.escape is None and e.negotiate is None and e.gm_negotiate is None for e in entrants
+        e.escape is None and e.negotiate is None and e.gm_negotiate is None and e.gm_escape is None
+        for e in entrants
     )
 
 
@@ -101,7 +102,10 @@ class Counting:
     ) -> None:
         rerolls = 2 * rulings.negotiations_per_test
         pools = [len(e.hand) + e.light for e in entrants]
-        self.deep = gm_dice + max(pools, default=0) + rerolls > LARGEST
+        # The other side's escape in a duel between players turns on how many dice it
+        # has left, which a lane does not keep: such a duel is estimated.
+        escapes = any(e.gm_escape is not None for e in entrants)
+        self.deep = escapes or gm_dice + max(pools, default=0) + rerolls > LARGEST
         nobody = Effort(0, alone=True)  # each run sets the effort it spends
         model: LaneModel
         if plain(entrants):  # players with pools of the same size share a class
@@ -124,7 +128,7 @@ class Counting:
     def run(self, effort: Effort) -> dict[PairEnd, tuple[Fraction, ...]]:
         """Count on with ``effort``; OddsTooCostly (resumable) when it runs out first."""
         if self.deep:
-            raise OddsTooCostly(f"more than {LARGEST} dice deep")
+            raise OddsTooCostly(f"more than {LARGEST} dice deep, or the GM side's escape")
         self.model.effort = effort
         totals = self.walk.resume()
         size = Counter(self.kind_of)

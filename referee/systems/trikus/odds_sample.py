@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from referee.base.effort import Effort
 from referee.systems.trikus.duel import SIDES, Entrant, PairEnd
+from referee.systems.trikus.odds_count import plain
 from referee.systems.trikus.rulings import Consent, Rulings, TogetherTie
 
 Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
@@ -359,10 +360,10 @@ def trigger_duel(
     agree: bool,
     draw: Callable[[], float],
 ) -> Played:
-    """A duel with standing triggers (escape, Light, Negotiations either way), as
-    :func:`~.duel.play` plays it with the GM's standing consent ``agree`` (a refused
-    proposal still counts toward R-22); the GM's own proposals are always agreed, as
-    a player declares ``accept`` to receive them.
+    """A duel with standing triggers (escape, Light, Negotiations either way, the GM
+    side's escape in a duel between players), as :func:`~.duel.play` plays it with the
+    GM's standing consent ``agree`` (a refused proposal still counts toward R-22); the
+    GM's own proposals are always agreed, as a player declares ``accept`` to receive them.
     """
     count = len(entrants)
     together = _PLAYER if rulings.together_tie is TogetherTie.PLAYER else _GM
@@ -395,6 +396,15 @@ def trigger_duel(
                     continue
                 if not hands[i] and lights[i]:
                     hands[i], lights[i] = 1, lights[i] - 1
+            other = entrant.gm_escape  # the GM side withdraws: the player keeps control, wins
+            if (
+                other
+                and c == _PLAYER
+                and value[i] >= other[1]
+                and 1 <= gm_left - other[2] <= other[0]
+            ):
+                ends[i], live = _WON, live - 1
+                continue
             if c == _GM and not hands[i]:
                 ends[i], live = _LOST, live - 1
             elif c == _PLAYER and not gm_left:
@@ -517,7 +527,7 @@ def _player(
 ) -> tuple[Callable[[], Played], int]:
     """A function playing one seeded duel of the test, and the steps a die landed costs."""
     draw = rng.random
-    if all(e.escape is None and e.negotiate is None and e.gm_negotiate is None for e in entrants):
+    if plain(entrants):
         pools = [_pool(e) for e in entrants]
         together = rulings.together_tie is TogetherTie.PLAYER
         return lambda: plain_duel(gm_dice, pools, together, draw), 1

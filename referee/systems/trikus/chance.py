@@ -147,7 +147,11 @@ def success_chances(
         for i, e in enumerate(entrants)
     )
     controls = tuple((i, False) for i in range(len(entrants)))
-    return _worked_out(key, limits, exact, gm_dice, entrants, rulings, success, controls, kinds)
+    # The joint ends of a cancel are walked anew each time: only a quick try is worth it.
+    promising = (lambda: False) if tracked else counting.promising
+    return _worked_out(
+        key, limits, exact, promising, gm_dice, entrants, rulings, success, controls, kinds
+    )
 
 
 def duel_chances(
@@ -168,7 +172,16 @@ def duel_chances(
         return [ends[0] is PairEnd.WON, ends[0] in (PairEnd.LOST, PairEnd.ESCAPED)]
 
     first, second = _worked_out(
-        key, limits, exact, pool, (entrant,), rulings, success, ((0, False), (0, True)), (0, 1)
+        key,
+        limits,
+        exact,
+        counting.promising,
+        pool,
+        (entrant,),
+        rulings,
+        success,
+        ((0, False), (0, True)),
+        (0, 1),
     )
     return first, second
 
@@ -180,6 +193,7 @@ def _worked_out(
     key: tuple[object, ...],
     limits: Limits,
     exact: Callable[[Effort], tuple[Chance, ...]],
+    promising: Callable[[], bool],
     gm_dice: int,
     entrants: tuple[Entrant, ...],
     rulings: Rulings,
@@ -190,9 +204,9 @@ def _worked_out(
     """Exact within the budget, else estimated; kept per shape when worked out in full.
 
     A quick count first (a tenth of the steps), which settles most tests; else the
-    estimate's first duels, which tell how many steps it will need; then the count goes
-    on with the steps the estimate will not need (a quarter at least); if it still
-    stops, the estimate plays on with what is left.
+    estimate's first duels, which tell how many steps it will need; then, if the count
+    looks worth it (``promising``), it goes on with the steps the estimate will not need
+    (a quarter at least); if it still stops, the estimate plays on with what is left.
     """
     full_key = (*key, limits.max_chance_steps)
     if full_key in _KEPT:
@@ -210,6 +224,8 @@ def _worked_out(
         sampling.run(effort, until=LEAST)
         room = max(effort.left - sampling.steps_needed(), effort.left // 4)
         try:
+            if not promising():
+                raise OddsTooCostly("not worth counting on")
             found = exact(Effort(room, parent=effort))
         except OddsTooCostly:
             sampling.run(effort)

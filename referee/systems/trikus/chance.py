@@ -147,10 +147,12 @@ def success_chances(
         for i, e in enumerate(entrants)
     )
     controls = tuple((i, False) for i in range(len(entrants)))
-    # The joint ends of a cancel are walked anew each time: only a quick try is worth it.
+    # The joint ends of a cancel are walked anew each time: one try, with a third of the
+    # steps; each player's own ends are counted on from where the count stopped.
     promising = (lambda: False) if tracked else counting.promising
+    share = 3 if tracked else 10
     return _worked_out(
-        key, limits, exact, promising, gm_dice, entrants, rulings, success, controls, kinds
+        key, limits, exact, promising, share, gm_dice, entrants, rulings, success, controls, kinds
     )
 
 
@@ -176,6 +178,7 @@ def duel_chances(
         limits,
         exact,
         counting.promising,
+        10,
         pool,
         (entrant,),
         rulings,
@@ -194,6 +197,7 @@ def _worked_out(
     limits: Limits,
     exact: Callable[[Effort], tuple[Chance, ...]],
     promising: Callable[[], bool],
+    share: int,
     gm_dice: int,
     entrants: tuple[Entrant, ...],
     rulings: Rulings,
@@ -203,7 +207,7 @@ def _worked_out(
 ) -> tuple[Chance | None, ...]:
     """Exact within the budget, else estimated; kept per shape when worked out in full.
 
-    A quick count first (a tenth of the steps), which settles most tests; else the
+    A quick count first (a ``share``-th of the steps), which settles most tests; else the
     estimate's first duels, which tell how many steps it will need; then, if the count
     looks worth it (``promising``), it goes on with the steps the estimate will not need
     (a quarter at least); if it still stops, the estimate plays on with what is left.
@@ -216,7 +220,7 @@ def _worked_out(
     nothing = (None,) * len(controls)
     found: tuple[Chance, ...] | None = None
     try:
-        found = exact(Effort(min(effort.left, limits.max_chance_steps // 10), parent=effort))
+        found = exact(Effort(min(effort.left, limits.max_chance_steps // share), parent=effort))
     except OddsTooCostly:
         sampling = Sampling(
             gm_dice, entrants, rulings, success, controls, classes, f"trikus {key!r}", TARGET

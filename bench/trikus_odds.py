@@ -11,12 +11,15 @@ precision.
 
 * default: the shapes of the benchmark's table (docs/performance.md): the team tests
   the issue named, with Morale, Empowerment, Light, escape, Negotiation and cancel;
-* ``--all``: every test of one to four players against 1 to 6 GM dice that the
-  declarations allow with pools of 1 to 8 dice (a Master's line, 2 Morale, Empowerment
-  and a Light token; a Beginner's line alone is 1), and each 3- and 4-player pool shape
-  with an escape, a Negotiation either way or a cancel on its first player: a summary
-  (how many exact, the slowest, the widest precision) and the slowest shapes;
-* ``--extremes``: pools far past a table's (GM 10 to 1000 dice, 20 Morale each).
+* ``--all``: every test of one to four players against 1 to 6 GM dice with pools of 1 to
+  8 dice (a Beginner's line alone is 1; a Master's line, 2 Morale, Empowerment and a
+  Light token 8; Morale, Empowerment and Light without a trigger play like line dice),
+  and three or four players of one pool with an escape, a Negotiation either way, Light
+  with an escape or a cancel on the first: a summary (how many exact, the slowest, the
+  widest precision) and the slowest shapes;
+* ``--extremes``: pools far past a table's (GM 10 to 1000 dice, 20 Morale each);
+* ``--check N``: N seeded duels of the GM's 4 and 5 dice against four Masters, played by
+  the duel's own code, against the exact chances (chi-square).
 
 The targets (issue 35): every shape within 1 s of CPU, estimates within ±0.5 points at
 95%, and the GM's 5 dice against four Masters exact.
@@ -90,26 +93,27 @@ def table_shapes() -> list[Shape]:
 
 
 def grid_shapes(most_gm: int = 6, largest: int = 8) -> list[Shape]:
-    """Every plain team test of 1-4 players (pools 1..largest) against 1..most_gm dice, and
-    each 3- and 4-player pool shape with a trigger or a cancel on its first player."""
+    """Every plain team test of 1-4 players (pools 1..largest) against 1..most_gm dice; and
+    three or four players of one pool with a trigger or a cancel on the first player."""
     shapes = []
     for count in range(1, 5):
         for pools in itertools.combinations_with_replacement(range(largest, 0, -1), count):
             players = tuple(Entrant(NAMES[i], (LINE,) * p) for i, p in enumerate(pools))
-            for gm in range(1, most_gm + 1):
-                shapes.append(Shape(gm, players))
-                if count < 3:
-                    continue
-                first = players[0]
-                for extra in (
-                    {"escape": (1, 8)},
-                    {"negotiate": 8},
-                    {"gm_negotiate": 7},
-                    {"light": 1, "escape": (2, 9)},
-                ):
-                    shapes.append(Shape(gm, (replace(first, **extra), *players[1:])))
-                shapes.append(Shape(gm, players, (1,) + (None,) * (count - 1)))
+            shapes += [Shape(gm, players) for gm in range(1, most_gm + 1)]
+    for count, pool, gm in itertools.product((3, 4), range(1, largest + 1), range(1, most_gm + 1)):
+        players = tuple(Entrant(NAMES[i], (LINE,) * pool) for i in range(count))
+        for extra in TRIGGERS:
+            shapes.append(Shape(gm, (replace(players[0], **extra), *players[1:])))
+        shapes.append(Shape(gm, players, (1,) + (None,) * (count - 1)))
     return shapes
+
+
+TRIGGERS = (  # a standing trigger of each kind, on one player
+    {"escape": (1, 8)},
+    {"negotiate": 8},
+    {"gm_negotiate": 7},
+    {"light": 1, "escape": (2, 9)},
+)
 
 
 def extreme_shapes() -> list[Shape]:
@@ -164,8 +168,8 @@ def describe(shape: Shape) -> str:
         text += f" esc {e.escape[0]},{e.escape[1]}" if e.escape else ""
         text += f" neg {e.negotiate}" if e.negotiate else ""
         text += f" accept {e.gm_negotiate}" if e.gm_negotiate else ""
-        if i < len(shape.cancel) and shape.cancel[i] is not None:
-            text += f" cancel:{NAMES[shape.cancel[i]]}"
+        target = shape.cancel[i] if i < len(shape.cancel) else None
+        text += f" cancel:{NAMES[target]}" if target is not None else ""
         parts.append(text)
     return ", ".join(parts)
 
@@ -217,12 +221,49 @@ def summary(shapes: list[Shape], markdown: bool) -> None:
     print_table([row(s, m) for s, m in measured[:20]], markdown)
 
 
+def check(duels: int) -> None:
+    """Seeded duels of the GM's 4 and 5 dice against four Masters, played by the duel's
+    own code, against the exact chances (chi-square; too slow for the unit tests)."""
+    from collections import Counter
+    from collections.abc import Hashable
+    from fractions import Fraction
+
+    from referee.base.dice import SeededDice
+    from referee.base.effort import Effort
+    from referee.systems.trikus.duel import play
+    from referee.systems.trikus.odds_count import count_ends
+    from referee.testing.odds import chi_square_p
+
+    players = masters(4)
+    for gm in (4, 5):
+        start = time.process_time()
+        exact = count_ends(gm, players, Rulings(), Effort(10**8))
+        took = time.process_time() - start
+        dice = SeededDice(f"trikus-bench-{gm}")
+        seen: list[Counter[str]] = [Counter() for _ in players]
+        for _ in range(duels):
+            for counter, end in zip(seen, play(gm, players, dice).ends, strict=True):
+                counter[end.value] += 1
+        for i, (name, counter) in enumerate(zip(NAMES, seen, strict=True)):
+            mine: dict[Hashable, Fraction] = {
+                end.value: chances[i] for end, chances in exact.items() if chances[i]
+            }
+            p = chi_square_p(counter, mine, duels)
+            print(
+                f"GM {gm} vs 4 Masters, {name}: exact in {took:.2f} s, {duels:,} duels, p = {p:.3f}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
     parser.add_argument("--all", action="store_true", help="every shape of the grid")
     parser.add_argument("--extremes", action="store_true", help="pools far past a table's")
+    parser.add_argument("--check", type=int, default=0, help="seeded duels to check (0: none)")
     args = parser.parse_args()
+    if args.check:
+        check(args.check)
+        return
     if args.all:
         summary(grid_shapes(), args.markdown)
         return

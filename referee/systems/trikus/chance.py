@@ -9,8 +9,7 @@ Success under his declaration, worked out before its dice (RULES.md §3.6):
   ``on_success=cancel`` concerns by the general walk of :mod:`.odds`;
 * **estimated** otherwise, from duels seeded by the test itself (:mod:`.odds_sample`),
   with the steps left: the same test always shows the same figure, stated with the
-  half-width of its 95% interval, at most half a point for any test the
-  declarations allow of up to four players (``bench/trikus_odds.py``).
+  half-width of its 95% interval ("≈ 36.4%, estimated, ±0.3 points at 95%").
 
 The budget is a step budget, never a timer: a test spends from its own
 :class:`~referee.base.effort.Effort`, and inside the pipeline from the post meter's
@@ -25,7 +24,7 @@ costs nothing.
 >>> [describe(c) for c in success_chances(5, masters[:3], Rulings())]
 ['36.1%', '36.1%', '36.1%']
 >>> describe(Chance(0.36432, 0.0031, 4000))
-'≈ 36.4% (estimated, ±0.4 points at 95%)'
+'≈ 36.4%, estimated, ±0.4 points at 95%'
 """
 
 from __future__ import annotations
@@ -88,7 +87,7 @@ def describe(chance: Chance | None) -> str:
     if chance.margin is None:
         return percent(chance.value)
     points = math.ceil(chance.margin * 1000 - 1e-9) / 10
-    return f"≈ {percent(chance.value)} (estimated, ±{max(points, 0.1):.1f} points at 95%)"
+    return f"≈ {percent(chance.value)}, estimated, ±{max(points, 0.1):.1f} points at 95%"
 
 
 def success_chances(
@@ -148,7 +147,13 @@ def success_chances(
         for i, e in enumerate(entrants)
     )
     controls = tuple((i, False) for i in range(len(entrants)))
-    return _worked_out(key, limits, exact, gm_dice, entrants, rulings, success, controls, kinds)
+    # The joint ends of a cancel are walked anew each time: one try, with a third of the
+    # steps; each player's own ends are counted on from where the count stopped.
+    promising = (lambda: False) if tracked else counting.promising
+    share = 3 if tracked else 10
+    return _worked_out(
+        key, limits, exact, promising, share, gm_dice, entrants, rulings, success, controls, kinds
+    )
 
 
 def duel_chances(
@@ -169,7 +174,17 @@ def duel_chances(
         return [ends[0] is PairEnd.WON, ends[0] in (PairEnd.LOST, PairEnd.ESCAPED)]
 
     first, second = _worked_out(
-        key, limits, exact, pool, (entrant,), rulings, success, ((0, False), (0, True)), (0, 1)
+        key,
+        limits,
+        exact,
+        counting.promising,
+        10,
+        pool,
+        (entrant,),
+        rulings,
+        success,
+        ((0, False), (0, True)),
+        (0, 1),
     )
     return first, second
 
@@ -181,6 +196,8 @@ def _worked_out(
     key: tuple[object, ...],
     limits: Limits,
     exact: Callable[[Effort], tuple[Chance, ...]],
+    promising: Callable[[], bool],
+    share: int,
     gm_dice: int,
     entrants: tuple[Entrant, ...],
     rulings: Rulings,
@@ -190,10 +207,10 @@ def _worked_out(
 ) -> tuple[Chance | None, ...]:
     """Exact within the budget, else estimated; kept per shape when worked out in full.
 
-    A quick count first (a tenth of the steps), which settles most tests; else the
-    estimate's first duels, which tell how many steps it will need; then the count goes
-    on with the steps the estimate will not need (a quarter at least); if it still
-    stops, the estimate plays on with what is left.
+    A quick count first (a ``share``-th of the steps), which settles most tests; else the
+    estimate's first duels, which tell how many steps it will need; then, if the count
+    looks worth it (``promising``), it goes on with the steps the estimate will not need
+    (a quarter at least); if it still stops, the estimate plays on with what is left.
     """
     full_key = (*key, limits.max_chance_steps)
     if full_key in _KEPT:
@@ -203,7 +220,7 @@ def _worked_out(
     nothing = (None,) * len(controls)
     found: tuple[Chance, ...] | None = None
     try:
-        found = exact(Effort(min(effort.left, limits.max_chance_steps // 10), parent=effort))
+        found = exact(Effort(min(effort.left, limits.max_chance_steps // share), parent=effort))
     except OddsTooCostly:
         sampling = Sampling(
             gm_dice, entrants, rulings, success, controls, classes, f"trikus {key!r}", TARGET
@@ -211,6 +228,8 @@ def _worked_out(
         sampling.run(effort, until=LEAST)
         room = max(effort.left - sampling.steps_needed(), effort.left // 4)
         try:
+            if not promising():
+                raise OddsTooCostly("not worth counting on")
             found = exact(Effort(room, parent=effort))
         except OddsTooCostly:
             sampling.run(effort)
@@ -237,7 +256,8 @@ def _effort(limits: Limits) -> Effort:
 def _shape(entrants: tuple[Entrant, ...]) -> tuple[object, ...]:
     """What of each player the chances depend on (not his name, nor his dice's kinds)."""
     return tuple(
-        (len(e.hand), e.light, e.escape, e.negotiate, e.gm_negotiate, e.gm_asks) for e in entrants
+        (len(e.hand), e.light, e.escape, e.negotiate, e.gm_negotiate, e.gm_asks, e.gm_escape)
+        for e in entrants
     )
 
 

@@ -36,8 +36,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import replace
 from fractions import Fraction
-from itertools import combinations_with_replacement, product
-from math import factorial, prod
+from itertools import product
+from math import prod
 
 from referee.base.effort import Effort
 from referee.systems.trikus.duel import SIDES, Entrant, PairEnd
@@ -55,15 +55,20 @@ from referee.systems.trikus.odds_models import (
 from referee.systems.trikus.rulings import Rulings, TogetherTie
 
 LARGEST = 120  # GM dice plus the largest pool counted exactly (deeper walks are sampled)
+# A count stopped early is worth going on with while the joint states still waiting with 3
+# GM dice or more, weighed by the players' dice, are at most this many (a heuristic: it
+# only decides between counting on and estimating at once, see Counting.promising).
+PROMISING = 6000
 # Steps (about a microsecond each) a joint state costs; a joint outcome costs one, and a
 # correction two (as measured by bench/trikus_odds.py against the estimate's duels).
 STATE = 8
 
 
 def plain(entrants: tuple[Entrant, ...]) -> bool:
-    """Whether no player's pair has a standing trigger (escape, Negotiation either way)."""
+    """Whether no pair has a standing trigger (an escape or a Negotiation, either side's)."""
     return all(
-        e.escape is None and e.negotiate is None and e.gm_negotiate is None for e in entrants
+        e.escape is None and e.negotiate is None and e.gm_negotiate is None and e.gm_escape is None
+        for e in entrants
     )
 
 
@@ -101,7 +106,10 @@ class Counting:
     ) -> None:
         rerolls = 2 * rulings.negotiations_per_test
         pools = [len(e.hand) + e.light for e in entrants]
-        self.deep = gm_dice + max(pools, default=0) + rerolls > LARGEST
+        # The other side's escape in a duel between players turns on how many dice it
+        # has left, which a lane does not keep: such a duel is estimated.
+        escapes = any(e.gm_escape is not None for e in entrants)
+        self.deep = escapes or gm_dice + max(pools, default=0) + rerolls > LARGEST
         nobody = Effort(0, alone=True)  # each run sets the effort it spends
         model: LaneModel
         if plain(entrants):  # players with pools of the same size share a class
@@ -117,14 +125,28 @@ class Counting:
             asked = sum((e.negotiate is not None) + (e.gm_negotiate is not None) for e in entrants)
             drawn = gm_dice + sum(pools) + rulings.negotiations_per_test * asked
         self.model, self.kind_of = model, kind_of
+        # A state's weight in promising(): heavier with more dice a lane, and triggers.
+        self.heft = (sum(pools) / max(len(pools), 1) / 3) * (1 if plain(entrants) else 2)
         self.walk = _Walk(gm_dice, model, max(kind_of, default=0) + 1, drawn)
         if not self.deep:
             self.walk.start(tuple(sorted(model.first(kind) for kind in kind_of)))
 
+    def promising(self) -> bool:
+        """Whether a count stopped early looks worth going on with: few joint states still
+        wait with the GM's 3 dice or more (they make most of the work), for the players'
+        dice. GM 5 against four Masters, stopped at a tenth of a test's steps, has 2,737;
+        against a fifth GM die, or with a fourth die for one Master, three times more."""
+        if self.deep:
+            return False
+        walk = self.walk
+        waiting = sum(1 for (gm_left, _), _ in walk.pending if gm_left >= 3)
+        waiting += sum(1 for level in walk.levels.values() for gm_left, _ in level if gm_left >= 3)
+        return waiting * self.heft <= PROMISING
+
     def run(self, effort: Effort) -> dict[PairEnd, tuple[Fraction, ...]]:
         """Count on with ``effort``; OddsTooCostly (resumable) when it runs out first."""
         if self.deep:
-            raise OddsTooCostly(f"more than {LARGEST} dice deep")
+            raise OddsTooCostly(f"more than {LARGEST} dice deep, or the GM side's escape")
         self.model.effort = effort
         totals = self.walk.resume()
         size = Counter(self.kind_of)
@@ -153,7 +175,6 @@ class _Walk:
         self.both: defaultdict[int, int] = defaultdict(int)
         self.finished: defaultdict[tuple[int, ...], int] = defaultdict(int)
         self.ended = [[0] * len(ENDS) for _ in range(classes)]
-        self.alike: dict[tuple[Step, int], list[tuple[tuple[int, ...], int]]] = {}
         self.quiet_masks: dict[int, int] = {}
         self.quiet_steps: dict[int, tuple[Step, ...]] = {}
         self.levels: defaultdict[int, Level] = defaultdict(dict)
@@ -330,37 +351,18 @@ class _Walk:
         gm_after = gm_left - (not held)
         target = self.levels[self.level - (not held) - rolling]
         for effect, faces in groups.items():
-            denominator = prod(t[1] for t in effect) * (1 if held else SIDES)
+            denominator = SIDES if not held else 1
+            for _, divisor in effect:
+                denominator *= divisor
             start = mass * faces
-            alike = Counter(effect)  # lanes with the same step: their outcomes as multisets
-            for combo in product(*(self.multisets(step, count) for step, count in alike.items())):
+            for combo in product(*[step[0] for step in effect]):
                 weight = start
-                lanes_after: tuple[int, ...] = ()
-                for part, w in combo:
+                for _, w in combo:
                     weight *= w
-                    lanes_after += part
                 weight, rest = divmod(weight, denominator)
                 assert not rest, "a chance finer than the dice"
-                key = (gm_after, tuple(sorted(lanes_after)))
+                key = (gm_after, tuple(sorted([lane for lane, _ in combo])))
                 target[key] = target.get(key, 0) + weight
-
-    def multisets(self, step: Step, count: int) -> list[tuple[tuple[int, ...], int]]:
-        """``count`` lanes taking ``step`` alike: each multiset of their outcomes, with its
-        weight (the ways to order it times the weights' product), kept per step."""
-        found = self.alike.get((step, count))
-        if found is None:
-            found = []
-            outcomes = step[0]
-            for chosen in combinations_with_replacement(range(len(outcomes)), count):
-                ways = factorial(count)
-                for times in Counter(chosen).values():
-                    ways //= factorial(times)
-                weight = ways
-                for i in chosen:
-                    weight *= outcomes[i][1]
-                found.append((tuple(outcomes[i][0] for i in chosen), weight))
-            self.alike[step, count] = found
-        return found
 
     def totals(self) -> list[list[Fraction]]:
         """Each class's ends summed over its players: the deferred chances weighed."""

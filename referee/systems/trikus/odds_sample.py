@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from referee.base.effort import Effort
 from referee.systems.trikus.duel import SIDES, Entrant, PairEnd
+from referee.systems.trikus.odds_count import plain
 from referee.systems.trikus.rulings import Consent, Rulings, TogetherTie
 
 Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
@@ -359,16 +360,23 @@ def trigger_duel(
     agree: bool,
     draw: Callable[[], float],
 ) -> Played:
-    """A duel with standing triggers (escape, Light, Negotiations either way), as
-    :func:`~.duel.play` plays it with the GM's standing consent ``agree`` (a refused
-    proposal still counts toward R-22); the GM's own proposals are always agreed, as
-    a player declares ``accept`` to receive them.
+    """A duel with standing triggers (escape, Light, Negotiations either way, the GM
+    side's escape in a duel between players), as :func:`~.duel.play` plays it with the
+    GM's standing consent ``agree`` (a refused proposal still counts toward R-22); the
+    GM's own proposals are always agreed, as a player declares ``accept`` to receive them.
     """
     count = len(entrants)
     together = _PLAYER if rulings.together_tie is TogetherTie.PLAYER else _GM
     per_test = rulings.negotiations_per_test
-    proposing = rulings.negotiation_consent is not Consent.NEVER
+    proposing = rulings.negotiation_consent is not Consent.NEVER and per_test > 0
     agree = agree or rulings.negotiation_consent is Consent.ALWAYS
+    escapes = [e.escape for e in entrants]
+    gm_escapes = [e.gm_escape for e in entrants]
+    thresholds = [e.negotiate for e in entrants]
+    gm_thresholds = [e.gm_negotiate for e in entrants]
+    proposers = [i for i, t in enumerate(thresholds) if t is not None and proposing]
+    askers = [i for i, t in enumerate(gm_thresholds) if t is not None and per_test > 0]
+    watched = sorted({*proposers, *askers})  # pairs whose state before a throw matters
     control = [_NOBODY] * count
     gm_value = [0] * count
     value = [0] * count
@@ -378,30 +386,41 @@ def trigger_duel(
     gm_proposals = [0] * count
     ends = [-1] * count
     voids = [0] * count
+    thrown = [0] * count
     gm: list[int] = []
     rolled: list[list[int]] = [[] for _ in entrants]
     gm_left = gm_dice
     live = count
     while True:
         waits = True
-        for i, entrant in enumerate(entrants):  # duel.prepare
+        for i in range(count):  # duel.prepare
             if ends[i] >= 0:
                 continue
             c = control[i]
             if c != _PLAYER:
-                rule = entrant.escape
+                rule = escapes[i]
                 if rule and c == _GM and 1 <= hands[i] <= rule[0] and gm_value[i] >= rule[1]:
                     ends[i], live = _ESCAPED, live - 1
                     continue
                 if not hands[i] and lights[i]:
                     hands[i], lights[i] = 1, lights[i] - 1
-            if c == _GM and not hands[i]:
-                ends[i], live = _LOST, live - 1
-            elif c == _PLAYER and not gm_left:
+            other = gm_escapes[i]  # the GM side withdraws: the player keeps control, wins
+            if (
+                other
+                and c == _PLAYER
+                and value[i] >= other[1]
+                and 1 <= gm_left - other[2] <= other[0]
+            ):
                 ends[i], live = _WON, live - 1
-            elif c == _NOBODY and not hands[i] and not gm_left:
+                continue
+            if c == _GM:
+                if not hands[i]:
+                    ends[i], live = _LOST, live - 1
+            elif not gm_left and c == _PLAYER:
+                ends[i], live = _WON, live - 1
+            elif not gm_left and not hands[i]:
                 ends[i], live = _DEAD, live - 1
-            elif c != _GM:
+            else:
                 waits = False
         if not live:
             break
@@ -410,55 +429,74 @@ def trigger_duel(
             die = int(draw() * SIDES) + 1
             gm.append(die)
             gm_left -= 1
-        before = list(zip(control, gm_value, value, strict=True))
-        thrown = [0] * count
-        for i in range(count):  # duel.throw
+        before = {i: (control[i], gm_value[i], value[i]) for i in watched}
+        for i in range(count):  # duel.throw and duel.land
             if ends[i] >= 0:
                 continue
+            c = control[i]
             x = 0
-            if control[i] != _PLAYER and hands[i]:
+            if c != _PLAYER and hands[i]:
                 x = int(draw() * SIDES) + 1
                 rolled[i].append(x)
                 hands[i] -= 1
-                thrown[i] = x
-            if control[i] == _NOBODY and die and x and die == x:
-                voids[i] += 1
-            control[i], gm_value[i], value[i] = _land(before[i], die, x, together)
-        asked = list(proposals)
-        for i, entrant in enumerate(entrants):  # the players' Negotiations, in order
-            threshold = entrant.negotiate
+            thrown[i] = x
+            if c == _NOBODY:
+                if die and x:
+                    if die == x:
+                        voids[i] += 1  # a first-throw tie voids both dice
+                    else:
+                        control[i] = _GM if die > x else _PLAYER
+                        gm_value[i], value[i] = die, x
+                elif die:
+                    control[i], gm_value[i] = _GM, die
+                elif x:
+                    control[i], value[i] = _PLAYER, x
+                continue
+            g = gm_value[i] if gm_value[i] >= die else die
+            p = value[i] if value[i] >= x else x
+            if g != p:
+                control[i] = _GM if g > p else _PLAYER
+            elif die == g and x == p:  # both reach the value at this moment: R-16
+                control[i] = together
+            elif die == g:
+                control[i] = _GM
+            elif x == p:
+                control[i] = _PLAYER
+            gm_value[i], value[i] = g, p
+        if not watched:
+            continue
+        asked = {i: proposals[i] for i in askers}
+        for i in proposers:  # the players' Negotiations, in order
+            old = before[i]
             if (
-                proposing
-                and threshold is not None
+                die
                 and ends[i] < 0
-                and die
                 and proposals[i] < per_test
                 and control[i] == _GM
                 and die == gm_value[i]
-                and die > before[i][1]
-                and die >= threshold
+                and die > old[1]
+                and die >= thresholds[i]  # type: ignore[operator]
             ):
                 proposals[i] += 1
                 if agree:
                     new = int(draw() * SIDES) + 1
-                    landed = _land(before[i], 0, thrown[i], together)
+                    landed = _land(old, 0, thrown[i], together)
                     control[i], gm_value[i], value[i] = _land(landed, new, 0, together)
-        for i, entrant in enumerate(entrants):  # the GM's, in order
-            threshold = entrant.gm_negotiate
+        for i in askers:  # the GM's, in order
+            old = before[i]
             x = thrown[i]
             if (
-                threshold is not None
-                and proposals[i] == asked[i]
+                proposals[i] == asked[i]
                 and ends[i] < 0
                 and x
                 and gm_proposals[i] < per_test
                 and control[i] == _PLAYER
                 and x == value[i]
-                and x > before[i][2]
-                and x >= threshold
+                and x > old[2]
+                and x >= gm_thresholds[i]  # type: ignore[operator]
             ):
                 new = int(draw() * SIDES) + 1
-                landed = _land(before[i], die, 0, together)
+                landed = _land(old, die, 0, together)
                 control[i], gm_value[i], value[i] = _land(landed, 0, new, together)
                 gm_proposals[i] += 1
     return Played(
@@ -517,7 +555,7 @@ def _player(
 ) -> tuple[Callable[[], Played], int]:
     """A function playing one seeded duel of the test, and the steps a die landed costs."""
     draw = rng.random
-    if all(e.escape is None and e.negotiate is None and e.gm_negotiate is None for e in entrants):
+    if plain(entrants):
         pools = [_pool(e) for e in entrants]
         together = rulings.together_tie is TogetherTie.PLAYER
         return lambda: plain_duel(gm_dice, pools, together, draw), 1

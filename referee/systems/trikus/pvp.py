@@ -128,9 +128,10 @@ def resolve_pvp(
         gm_asks=not first.policy.accept,
         gm_escape=(*escape, second.policy.light) if escape else None,
     )
-    chance_first, chance_second = _chances(pool, entrant, rulings, limits, with_odds)
-    if escape is not None:  # the odds count the players' escapes, not the GM side's:
+    if escape is not None and first.policy.escape is None:  # counted in each other's places
         chance_first, chance_second = _second_escapes(first, second, rulings, limits, with_odds)
+    else:  # both may escape: the second's escape is the GM side's, which is estimated
+        chance_first, chance_second = _chances(pool, entrant, rulings, limits, with_odds)
     consent = Consent.ALWAYS if second.policy.accept else Consent.ASK
     duel = play(pool, (entrant,), dice, replace(rulings, negotiation_consent=consent), answers)
     if duel.pending is not None:
@@ -167,11 +168,9 @@ def resolve_pvp(
 def _second_escapes(
     first: Commitment, second: Commitment, rulings: Rulings, limits: Limits, wanted: bool
 ) -> tuple[Chance | None, Chance | None]:
-    """Each side's chance of Success when the second-named may escape: the duel is
+    """Each side's chance of Success when the second-named alone may escape: the duel is
     symmetric, so his are counted with the two in each other's places (his escape a
-    player's); both escaping is past what the odds count (None)."""
-    if first.policy.escape is not None:
-        return None, None
+    player's, which the count follows exactly)."""
     swapped = replace(
         second.entrant((DieKind.LINE,) * second.line_dice),
         gm_negotiate=first.policy.negotiate,

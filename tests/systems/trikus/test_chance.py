@@ -30,12 +30,17 @@ from referee.systems.trikus.duel import (
     together_side,
 )
 from referee.systems.trikus.odds import end_chances
-from referee.systems.trikus.odds_count import count_ends
+from referee.systems.trikus.odds_count import count_ends, plain
 from referee.systems.trikus.odds_sample import estimate, plain_duel, top_law, trigger_duel
+from referee.systems.trikus.policy import Policy
+from referee.systems.trikus.pvp import resolve_pvp
 from referee.systems.trikus.rulings import Consent, DeadTie, Rulings, TogetherTie
+from referee.systems.trikus.state import Party
 from referee.systems.trikus.system import SYSTEM
 from referee.testing.campaign import make_campaign
 from referee.testing.resolving import resolve_tag, tag_context
+
+from .conftest import make_character
 
 ALWAYS = Rulings(negotiation_consent=Consent.ALWAYS)
 TIGHT = Limits(max_chance_steps=20_000)  # too few steps to count, enough to estimate coarsely
@@ -142,6 +147,9 @@ def test_the_seeded_duels_end_as_play_ends_them_die_for_die() -> None:
         )
         if not any(len(p.hand) + p.light for p in players):
             continue
+        if len(players) == 1 and rng.random() < 0.5:  # a duel: the other side may escape
+            escape = (rng.randint(1, 3), rng.randint(1, 10), rng.randint(0, 1))
+            players = (replace(players[0], gm_escape=escape),)
         rulings = Rulings(
             together_tie=rng.choice(list(TogetherTie)),
             negotiation_consent=rng.choice((Consent.ALWAYS, Consent.NEVER)),
@@ -151,9 +159,7 @@ def test_the_seeded_duels_end_as_play_ends_them_die_for_die() -> None:
         draws = [rng.random() for _ in range(400)]
         expected = play(gm, players, _Recorded(draws), rulings).ends
         assert expected == trigger_duel(gm, players, rulings, True, _Recorded(draws)).ends
-        if all(
-            p.escape is None and p.negotiate is None and p.gm_negotiate is None for p in players
-        ):
+        if plain(players):
             pools = [len(p.hand) + p.light for p in players]
             together = rulings.together_tie is TogetherTie.PLAYER
             assert expected == plain_duel(gm, pools, together, _Recorded(draws)).ends
@@ -261,8 +267,8 @@ def test_a_post_spends_its_allowance_then_states_why_there_is_no_chance() -> Non
 def test_the_chance_reads_exact_or_estimated_with_its_precision() -> None:
     """Exact: a percentage; estimated: ≈, with its 95% half-width in points."""
     assert "36.4%" == describe(Chance(Fraction(58291554324029, 160000000000000)))
-    assert "≈ 52.9% (estimated, ±0.3 points at 95%)" == describe(Chance(0.5293, 0.0026, 8000))
-    assert "≈ 2.0% (estimated, ±0.1 points at 95%)" == describe(Chance(0.0199, 0.0004, 8000))
+    assert "≈ 52.9%, estimated, ±0.3 points at 95%" == describe(Chance(0.5293, 0.0026, 8000))
+    assert "≈ 2.0%, estimated, ±0.1 points at 95%" == describe(Chance(0.0199, 0.0004, 8000))
     assert NOT_COMPUTED == describe(None)
 
 
@@ -300,5 +306,15 @@ def test_a_verdict_states_an_estimate_with_its_precision(tmp_path: Path) -> None
     stated = [line for line in text.splitlines() if "chance of Success" in line]
     assert 4 == len(stated)
     assert all(
-        "≈" in line and "(estimated, ±" in line and "points at 95%)" in line for line in stated
+        "≈" in line and ", estimated, ±" in line and "points at 95%)" in line for line in stated
     )
+
+
+def test_both_duellists_escaping_get_an_estimated_chance() -> None:
+    """A duel between players where both may escape: each side's chance is estimated."""
+    party = Party((make_character("Ola", "master"), make_character("Zed", "master")))
+    declared = [("Ola", Policy(escape=(1, 8))), ("Zed", Policy(escape=(1, 9)))]
+    result = resolve_pvp(party, declared, SeededDice("both escape"))
+    chances = [p.chance for p in result.participants]
+    assert all(c is not None and c.exact is None and c.margin <= 0.005 for c in chances)
+    assert 0.9 < sum(c.value for c in chances) < 1.0  # an escape is neither side's Success

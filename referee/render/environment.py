@@ -9,6 +9,7 @@ initiative tracker's pieces and the pace's (deadlines, days, mentions).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,3 +70,23 @@ def _reads(environment: jinja2.Environment, template: str, variable: str) -> boo
     except jinja2.TemplateNotFound:
         return False
     return variable in source
+
+
+def close_lists(text: str) -> str:
+    """``text`` with a blank line after a list or table that a plain line follows.
+
+    Templates trimmed by Jinja's ``trim_blocks`` lose the blank line that ends a list,
+    and Reddit then reads the roll id line as part of the last bullet.
+
+    >>> close_lists("* Form: x\\n* Example: y\\n^(roll a1-1)").split("\\n")
+    ['* Form: x', '* Example: y', '', '^(roll a1-1)']
+    """
+    if "\n" not in text:
+        return text
+    return _ITEM_THEN_PLAIN.sub("\\g<0>\n", text)
+
+
+_ITEM = r"(?:[*+-]|[0-9]{1,9}[.)])[ \t]|\|"  # a list item or a table row, at a line's start
+# An item's line and its line break, when a line follows that starts with neither
+# a space nor an item: one pass in C instead of a test per line in Python.
+_ITEM_THEN_PLAIN = re.compile(rf"^(?:{_ITEM}).*\n(?=\S)(?!{_ITEM})", re.MULTILINE)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from referee.render.environment import make_environment
+from referee.render.environment import close_lists, make_environment
 from referee.system import System
 
 
@@ -40,5 +40,5 @@ class NoticeRenderer:
     def render(self, template: str, data: Mapping[str, Any], key: str, channel: str) -> str:
         """The notice's Markdown, ending in its mark and one newline."""
         page = self._environment.get_template(f"notice_{template}.md.j2")
-        text = page.render(d=data, channel=channel, campaign=self._campaign).strip()
+        text = close_lists(page.render(d=data, channel=channel, campaign=self._campaign).strip())
         return f"{text}\n\n^({notice_mark(key)})\n"

@@ -11,7 +11,6 @@ name or word can break the formatting, ping a user or inject a link.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +19,7 @@ import jinja2
 
 from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.render.dice_shapes import DiceShapes
-from referee.render.environment import make_environment
+from referee.render.environment import close_lists, make_environment
 from referee.resolve.verdicts import Reply, Verdict
 
 if TYPE_CHECKING:
@@ -77,7 +76,7 @@ class Renderer:
         shapes = self._dice_shapes
         text = shapes.write(verdict, compact) if shapes and verdict.kind == "dice" else None
         if text is None:
-            text = _footer_apart(template.render(v=verdict, compact=compact).strip())
+            text = close_lists(template.render(v=verdict, compact=compact).strip())
         if verdict.tracker is not None:  # an initiative roll: whose turn it is now
             if self._turn is None:
                 self._turn = _Fast(self._environment.get_template("turn_note.md.j2"))
@@ -100,27 +99,7 @@ class Renderer:
 
 def _finished(text: str) -> str:
     """A verdict template's text as a reply holds it: ends stripped, a list spaced."""
-    return _footer_apart(text.strip())
-
-
-def _footer_apart(text: str) -> str:
-    """``text`` with a blank line after a list or table that a plain line follows.
-
-    Templates trimmed by Jinja's ``trim_blocks`` lose the blank line that ends a list,
-    and Reddit then reads the roll id line as part of the last bullet.
-
-    >>> _footer_apart("* Form: x\\n* Example: y\\n^(roll a1-1)").split("\\n")
-    ['* Form: x', '* Example: y', '', '^(roll a1-1)']
-    """
-    if "\n" not in text:
-        return text
-    return _ITEM_THEN_PLAIN.sub("\\g<0>\n", text)
-
-
-_ITEM = r"(?:[*+-]|[0-9]{1,9}[.)])[ \t]|\|"  # a list item or a table row, at a line's start
-# An item's line and its line break, when a line follows that starts with neither
-# a space nor an item: one pass in C instead of a test per line in Python.
-_ITEM_THEN_PLAIN = re.compile(rf"^(?:{_ITEM}).*\n(?=\S)(?!{_ITEM})", re.MULTILINE)
+    return close_lists(text.strip())
 
 
 class _Fast:

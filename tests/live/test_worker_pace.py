@@ -178,7 +178,8 @@ def test_catchup_by_thread_and_by_message(server, live) -> None:
     assert f"Catch-up: thread {fight.thread[3:]}" == catchup["subject"]
     assert f"/comments/{fight.thread[3:]}/_/{kara[3:]}/) u/kara: `roll 1d20`" in body
     assert f"/comments/{fight.thread[3:]}/_/{dax[3:]}/) u/dax: `roll 2d6`" in body
-    assert "Now: round 1, **Dax Orr**'s turn, until" in body
+    # A blank line ends the list: Reddit would read "Now" as part of the last verdict.
+    assert "\n\nNow: round 1, **Dax Orr**'s turn, until" in body
     assert "**Catch-up for u/lio**, thread by thread:" in _unescaped(private["body"])
 
 

@@ -191,8 +191,10 @@ class HostedWorker(Worker):
         floor = self.cursor_rank(kind) or 0
         mine = {sub.lower() for sub in self.subreddits}
         for post in listing.posts:
-            if post.subreddit.lower() in mine and (
-                post_rank(post.fullname) > floor or post.edited is not None or post.gone
+            if (
+                post.subreddit.lower() in mine
+                and self.owns(post)
+                and (post_rank(post.fullname) > floor or post.edited is not None or post.gone)
             ):
                 return True
         return listing.truncated and listing.oldest > floor
@@ -246,7 +248,7 @@ class HostedWorker(Worker):
         new: list[Post] = []
         old: list[Post] = []
         for post in listing.posts:
-            if post.subreddit.lower() in mine:
+            if post.subreddit.lower() in mine and self.owns(post):
                 (new if self._is_new(post, cursor) else old).append(post)
         floor = self.cursor_rank(kind)
         gap = listing.truncated and floor is not None and listing.oldest > floor

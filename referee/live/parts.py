@@ -187,6 +187,8 @@ class WorkerParts:
     bot: str
     subreddits: tuple[str, ...]
     threads: tuple[str, ...]
+    claimed: frozenset[str] | None  # only these threads of the subreddits (None: all)
+    excluded: frozenset[str]  # threads of the subreddits that other campaigns claim
     budget: Budget
     cadences: dict[Task, Cadence]
     pace: Pace

@@ -41,6 +41,7 @@ class Post:
     locked: bool = False
     archived: bool = False
     gone: str = ""  # "deleted" by its author or "removed" by a moderator; "" while it stands
+    subject: str = ""  # a private message's subject ("" for a submission or comment)
 
     @property
     def id36(self) -> str:

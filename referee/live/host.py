@@ -10,8 +10,9 @@ secret, GMs and rulings, exactly as ``referee run`` would open it::
       comments      r/a+b+c/comments once for every campaign (and each watched thread
                     by its campaign); each worker with posts there referees them
       new           r/a+b+c/new, every ``submissions_every``-th poll
-      inbox         the unread private messages once, each to its campaign's worker,
-                    then marked read once
+      inbox         the unread private messages once, each to its campaign's worker
+                    (or, when its campaign is ambiguous, answered with the campaigns it
+                    may mean: see :mod:`~referee.live.feed`), then marked read once
       edits         one api/info request for the newest refereed posts of all campaigns
       a campaign    the campaign whose work is due (a reply, settling, the shell's
                     requests, the roster, the digest, its moderators), the one with the
@@ -36,8 +37,16 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from referee.base.errors import ConfigError, OperatorError, UserError
+from referee.base.posts import Post
 from referee.live.claims import claim_of, clashes, excluded
-from referee.live.feed import MULTI_LIMIT, CampaignForum, Feed, HostedWorker, Listing
+from referee.live.feed import (
+    MULTI_LIMIT,
+    CampaignForum,
+    Feed,
+    HostedWorker,
+    Listing,
+    ambiguity_note,
+)
 from referee.live.host_config import Account, HostedCampaign, HostFile, load_host
 from referee.live.parts import (
     ACTIVE_HOLD,
@@ -60,6 +69,7 @@ from referee.live.schedule import (
 from referee.live.status import heartbeat_path, write_heartbeat
 from referee.pipeline.campaign import Campaign, Config, find_config, load_config, load_secret
 from referee.pipeline.flow import Referee
+from referee.read.tags import find_tags
 
 log = logging.getLogger(__name__)
 
@@ -292,8 +302,11 @@ class AccountHost:
         unread = self.forum.unread()
         if not self.workers:
             return
-        self.feed.route_messages(unread, self.workers)
+        ambiguous = self.feed.route_messages(unread, self.workers)
         done: list[str] = list(unread.others)
+        for message, campaigns in ambiguous:
+            if self._answer_ambiguous(message, campaigns, report):
+                done.append(message.fullname)
         for worker in list(self.workers):
             messages = self.feed.unread.get(id(worker), [])
             if not messages:
@@ -308,6 +321,27 @@ class AccountHost:
                 self.forum.mark_read(done)
             except ForumError as error:  # harmless: known messages are skipped next time
                 log.warning("event=mark_read_failed items=%d reason=%r", len(done), error.message)
+
+    def _answer_ambiguous(
+        self, message: Post, campaigns: list[HostedWorker], report: CycleReport
+    ) -> bool:
+        """Say once which campaigns a message may mean (nothing rolled); False: try again."""
+        scan = find_tags(message.body, campaigns[0].referee.limits)
+        if not scan.tags and not scan.problem and not scan.near:
+            return True  # no tags: ignored, as a campaign would
+        try:
+            self.forum.reply(message.fullname, ambiguity_note(campaigns))
+        except ForumError as error:
+            log.warning("event=ambiguity_untold post=%s reason=%r", message.fullname, error.message)
+            return False
+        report.messages += 1
+        log.info(
+            "event=message_ambiguous post=%s author=%s campaigns=%d",
+            message.fullname,
+            message.author,
+            len(campaigns),
+        )
+        return True
 
     def _sweep_edits(self, report: CycleReport) -> None:
         report.sources.append("edits")

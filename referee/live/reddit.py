@@ -235,6 +235,7 @@ def post_from_praw(thing: Any) -> Post:
             conversation,
             body=safe_text(data.get("body") or ""),
             parent=parent,
+            subject=safe_text(data.get("subject") or ""),
             **common,
         )
     text = safe_text(data.get("body") or "")

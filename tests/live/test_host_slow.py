@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -62,7 +62,9 @@ def server() -> Iterator[FakeReddit]:
         yield fake
 
 
-def _charging(server: FakeReddit, charged: list[float]):  # type: ignore[no-untyped-def]
+def _charging(
+    server: FakeReddit, charged: list[float]
+) -> Callable[[int], AbstractContextManager[Effort]]:
     """``metered`` for the pipeline's posts, charging the fake clock for each post."""
 
     @contextmanager

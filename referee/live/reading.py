@@ -172,7 +172,7 @@ class ReadsReddit(DeliversReplies):
                 threads.setdefault(str((self.posts.get(fullname) or {}).get("thread")))
             if len(threads) >= BACKFILL_THREADS:
                 break
-        for thread in self.threads:
+        for thread in (*self.threads, *sorted(self.claimed or ())):
             threads.setdefault(thread)
         found: list[Post] = []
         for thread in list(threads)[:BACKFILL_THREADS]:

@@ -304,9 +304,7 @@ class AccountHost:
             return
         ambiguous = self.feed.route_messages(unread, self.workers)
         done: list[str] = list(unread.others)
-        for message, campaigns in ambiguous:
-            if self._answer_ambiguous(message, campaigns, report):
-                done.append(message.fullname)
+        done += self._answer_ambiguous(ambiguous, report)
         for worker in list(self.workers):
             messages = self.feed.unread.get(id(worker), [])
             if not messages:
@@ -323,25 +321,46 @@ class AccountHost:
                 log.warning("event=mark_read_failed items=%d reason=%r", len(done), error.message)
 
     def _answer_ambiguous(
-        self, message: Post, campaigns: list[HostedWorker], report: CycleReport
-    ) -> bool:
-        """Say once which campaigns a message may mean (nothing rolled); False: try again."""
-        scan = find_tags(message.body, campaigns[0].referee.limits)
-        if not scan.tags and not scan.problem and not scan.near:
-            return True  # no tags: ignored, as a campaign would
+        self, ambiguous: list[tuple[Post, list[HostedWorker]]], report: CycleReport
+    ) -> list[str]:
+        """Say once to each message whose campaign is ambiguous which campaigns it may
+        mean (nothing is rolled); the messages done with, to mark read.
+
+        A message answered before its inbox was marked read (a crash, a failed mark) is
+        found answered in the bot's sent messages and not answered again."""
+        tagged: list[tuple[Post, list[HostedWorker]]] = []
+        done: list[str] = []
+        for message, campaigns in ambiguous:
+            scan = find_tags(message.body, campaigns[0].referee.limits)
+            if scan.tags or scan.problem or scan.near:
+                tagged.append((message, campaigns))
+            else:
+                done.append(message.fullname)  # no tags: ignored, as a campaign would
+        if not tagged:
+            return done
         try:
-            self.forum.reply(message.fullname, ambiguity_note(campaigns))
-        except ForumError as error:
-            log.warning("event=ambiguity_untold post=%s reason=%r", message.fullname, error.message)
-            return False
-        report.messages += 1
-        log.info(
-            "event=message_ambiguous post=%s author=%s campaigns=%d",
-            message.fullname,
-            message.author,
-            len(campaigns),
-        )
-        return True
+            answered = self.forum.find_replies({m.fullname: m.thread for m, _ in tagged})
+        except ForumError as error:  # unread still: looked at next time
+            log.warning("event=ambiguity_untold items=%d reason=%r", len(tagged), error.message)
+            return done
+        for message, campaigns in tagged:
+            if message.fullname not in answered:
+                try:
+                    self.forum.reply(message.fullname, ambiguity_note(campaigns))
+                except ForumError as error:
+                    log.warning(
+                        "event=ambiguity_untold post=%s reason=%r", message.fullname, error.message
+                    )
+                    continue
+                report.messages += 1
+                log.info(
+                    "event=message_ambiguous post=%s author=%s campaigns=%d",
+                    message.fullname,
+                    message.author,
+                    len(campaigns),
+                )
+            done.append(message.fullname)
+        return done
 
     def _sweep_edits(self, report: CycleReport) -> None:
         report.sources.append("edits")

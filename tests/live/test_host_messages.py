@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from referee.live.reddit import Failure, ForumError
 from referee.testing.campaign import sheet
 from referee.testing.host import Rig, host_campaign
 from referee.testing.reddit_server import FakeReddit
@@ -96,3 +97,23 @@ def test_a_campaign_named_in_the_subject_takes_the_message(server: FakeReddit, r
     assert {by_name: ["ashes"], by_folder: ["ashes"]} == _stores(rig, by_name, by_folder)
     (refusal,) = _answers(server, "pia")
     assert "Only a GM of Ashes of Empire" in refusal
+
+
+def test_an_answer_to_an_ambiguous_message_is_not_repeated(
+    server: FakeReddit, rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The inbox could not be marked read after the answer (as after a crash): the
+    message, read again, is found answered in the bot's sent messages, not answered twice."""
+    forum = rig.host.accounts["bot"].forum
+    failed: list[int] = []
+
+    def refuse(fullnames: object) -> None:
+        failed.append(1)
+        raise ForumError(Failure.SERVER, "Reddit is down")
+
+    monkeypatch.setattr(forum, "mark_read", refuse)
+    vague = server.send_message("quinn", server.bot, "hi", "[[catchup]]")
+    rig.run_until(server.clock.now() + 600)
+    monkeypatch.undo()
+    rig.run_until(server.clock.now() + 600)
+    assert (True, Counter({vague: 1})) == (len(failed) > 1, bot_messages(server, "quinn"))

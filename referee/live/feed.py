@@ -30,8 +30,9 @@ from typing import Any
 from referee.base.markdown import escape_markdown
 from referee.base.posts import Post
 from referee.live.parts import EDIT_SWEEP, CycleReport, Delivery, Task, post_rank
-from referee.live.reddit import Forum, Page, Unread
+from referee.live.reddit import Forum, ForumError, Page, Unread
 from referee.live.worker import Worker
+from referee.read.tags import find_tags
 
 log = logging.getLogger(__name__)
 
@@ -156,6 +157,49 @@ def ambiguity_note(campaigns: Sequence[HostedWorker]) -> str:
         "since it cannot tell which one you mean. Send your message again with the "
         f"campaign's name after a # in its subject, for example `roll #{example}`."
     )
+
+
+def answer_ambiguous(
+    forum: Forum, ambiguous: list[tuple[Post, list[HostedWorker]]], report: CycleReport
+) -> list[str]:
+    """Say once to each message whose campaign is ambiguous which campaigns it may
+    mean (nothing is rolled); the messages done with, to mark read.
+
+    A message answered before its inbox was marked read (a crash, a failed mark) is
+    found answered in the bot's sent messages and not answered again."""
+    tagged: list[tuple[Post, list[HostedWorker]]] = []
+    done: list[str] = []
+    for message, campaigns in ambiguous:
+        scan = find_tags(message.body, campaigns[0].referee.limits)
+        if scan.tags or scan.problem or scan.near:
+            tagged.append((message, campaigns))
+        else:
+            done.append(message.fullname)  # no tags: ignored, as a campaign would
+    if not tagged:
+        return done
+    try:
+        answered = forum.find_replies({m.fullname: m.thread for m, _ in tagged})
+    except ForumError as error:  # unread still: looked at next time
+        log.warning("event=ambiguity_untold items=%d reason=%r", len(tagged), error.message)
+        return done
+    for message, campaigns in tagged:
+        if message.fullname not in answered:
+            try:
+                forum.reply(message.fullname, ambiguity_note(campaigns))
+            except ForumError as error:
+                log.warning(
+                    "event=ambiguity_untold post=%s reason=%r", message.fullname, error.message
+                )
+                continue
+            report.messages += 1
+            log.info(
+                "event=message_ambiguous post=%s author=%s campaigns=%d",
+                message.fullname,
+                message.author,
+                len(campaigns),
+            )
+        done.append(message.fullname)
+    return done
 
 
 class CampaignForum:

@@ -37,7 +37,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from referee.base.errors import ConfigError, OperatorError, UserError
-from referee.base.posts import Post
 from referee.live.claims import claim_of, clashes, excluded
 from referee.live.feed import (
     MULTI_LIMIT,
@@ -45,7 +44,7 @@ from referee.live.feed import (
     Feed,
     HostedWorker,
     Listing,
-    ambiguity_note,
+    answer_ambiguous,
 )
 from referee.live.host_config import Account, HostedCampaign, HostFile, load_host
 from referee.live.parts import (
@@ -69,7 +68,6 @@ from referee.live.schedule import (
 from referee.live.status import heartbeat_path, write_heartbeat
 from referee.pipeline.campaign import Campaign, Config, find_config, load_config, load_secret
 from referee.pipeline.flow import Referee
-from referee.read.tags import find_tags
 
 log = logging.getLogger(__name__)
 
@@ -304,7 +302,7 @@ class AccountHost:
             return
         ambiguous = self.feed.route_messages(unread, self.workers)
         done: list[str] = list(unread.others)
-        done += self._answer_ambiguous(ambiguous, report)
+        done += answer_ambiguous(self.forum, ambiguous, report)
         for worker in list(self.workers):
             messages = self.feed.unread.get(id(worker), [])
             if not messages:
@@ -319,48 +317,6 @@ class AccountHost:
                 self.forum.mark_read(done)
             except ForumError as error:  # harmless: known messages are skipped next time
                 log.warning("event=mark_read_failed items=%d reason=%r", len(done), error.message)
-
-    def _answer_ambiguous(
-        self, ambiguous: list[tuple[Post, list[HostedWorker]]], report: CycleReport
-    ) -> list[str]:
-        """Say once to each message whose campaign is ambiguous which campaigns it may
-        mean (nothing is rolled); the messages done with, to mark read.
-
-        A message answered before its inbox was marked read (a crash, a failed mark) is
-        found answered in the bot's sent messages and not answered again."""
-        tagged: list[tuple[Post, list[HostedWorker]]] = []
-        done: list[str] = []
-        for message, campaigns in ambiguous:
-            scan = find_tags(message.body, campaigns[0].referee.limits)
-            if scan.tags or scan.problem or scan.near:
-                tagged.append((message, campaigns))
-            else:
-                done.append(message.fullname)  # no tags: ignored, as a campaign would
-        if not tagged:
-            return done
-        try:
-            answered = self.forum.find_replies({m.fullname: m.thread for m, _ in tagged})
-        except ForumError as error:  # unread still: looked at next time
-            log.warning("event=ambiguity_untold items=%d reason=%r", len(tagged), error.message)
-            return done
-        for message, campaigns in tagged:
-            if message.fullname not in answered:
-                try:
-                    self.forum.reply(message.fullname, ambiguity_note(campaigns))
-                except ForumError as error:
-                    log.warning(
-                        "event=ambiguity_untold post=%s reason=%r", message.fullname, error.message
-                    )
-                    continue
-                report.messages += 1
-                log.info(
-                    "event=message_ambiguous post=%s author=%s campaigns=%d",
-                    message.fullname,
-                    message.author,
-                    len(campaigns),
-                )
-            done.append(message.fullname)
-        return done
 
     def _sweep_edits(self, report: CycleReport) -> None:
         report.sources.append("edits")

@@ -1,16 +1,21 @@
 """Which campaign of a host a post of a shared subreddit belongs to: the campaigns' claims.
 
 A campaign claims the whole of its subreddits, or (``[reddit] only_threads = true``)
-only the threads listed in its ``[reddit] threads``; threads it watches one by one are
-its too. Several campaigns may share a subreddit: at most one claims the whole of it
-and gets every thread no other campaign claims; each of the others claims its threads::
+only the threads listed in its ``[reddit] threads`` and those whose title starts with
+its ``title_tag``; threads it watches one by one are its too. Several campaigns may
+share a subreddit: at most one claims the whole of it and gets every thread no other
+campaign claims; each of the others claims its threads::
 
     r/pbp   ashes   subreddits = ["pbp"]                      every other thread
             bells   subreddits = ["pbp"], threads = ["abc"],  thread abc only
                     only_threads = true
+            crows   subreddits = ["pbp"], title_tag = "[Crows]",
+                    only_threads = true                       "[Crows] Session 2", ...
 
-Two campaigns claiming the whole of one subreddit, or one thread, clash: the host
-serves neither (:func:`clashes`) and says how to fix it.
+A thread listed by id goes to the campaign listing it, whatever its title. Two
+campaigns claiming the whole of one subreddit, or one thread, or title tags one of
+which starts the other, clash: the host serves neither (:func:`clashes`) and says how
+to fix it.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ class Claim:
     folder: Path
     whole: frozenset[str]  # subreddits (lowercase) of which it takes every unclaimed thread
     threads: frozenset[str]  # thread fullnames it claims by name
+    tag: str = ""  # threads titled so (casefolded) it claims; "" for none
 
 
 def claim_of(folder: Path, reddit: RedditConfig) -> Claim:
@@ -39,6 +45,7 @@ def claim_of(folder: Path, reddit: RedditConfig) -> Claim:
         folder,
         frozenset(sub.lower() for sub in whole),
         frozenset(thread_fullname(thread) for thread in reddit.threads),
+        reddit.title_tag.casefold() if reddit.only_threads else "",
     )
 
 
@@ -63,10 +70,17 @@ def clashes(running: Sequence[Claim], new: Sequence[Claim]) -> dict[Path, str]:
 def _clash(claim: Claim, other: Claim) -> str | None:
     subs = sorted(claim.whole & other.whole)
     threads = sorted(claim.threads & other.threads)
-    if not subs and not threads:
+    tags = sorted({claim.tag, other.tag}, key=len)
+    overlap = bool(tags[0]) and tags[1].startswith(tags[0])
+    if not subs and not threads and not overlap:
         return None
     mine, theirs = claim.folder.name, other.folder.name
-    if subs:
+    if overlap:
+        what = f"threads titled {tags[1]!r} (the title tags {' and '.join(map(repr, tags))})"
+        if tags[0] == tags[1]:
+            what = f"the threads titled {tags[0]!r} (the same title_tag)"
+        fix = 'give each campaign a title_tag that does not start another\'s, such as "[Ashes]"'
+    elif subs:
         what = f"the whole of {', '.join('r/' + sub for sub in subs)}"
         fix = (
             "give one of them only_threads = true in [reddit] of its config.toml, with its "
@@ -84,3 +98,8 @@ def _clash(claim: Claim, other: Claim) -> str | None:
 def excluded(folder: Path, claims: Iterable[Claim]) -> frozenset[str]:
     """The threads other campaigns claim by name: not this one's, even in its subreddits."""
     return frozenset(t for claim in claims if claim.folder != folder for t in claim.threads)
+
+
+def excluded_tags(folder: Path, claims: Iterable[Claim]) -> tuple[str, ...]:
+    """The title tags of the other campaigns: their threads are not this one's."""
+    return tuple(sorted({c.tag for c in claims if c.folder != folder and c.tag}))

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from referee.base.errors import ConfigError, OperatorError, UserError
-from referee.live.claims import claim_of, clashes, excluded
+from referee.live.claims import claim_of, clashes, excluded, excluded_tags
 from referee.live.feed import (
     MULTI_LIMIT,
     CampaignForum,
@@ -471,6 +471,7 @@ class Host:
         claims = running + new
         for worker in self.workers:
             worker.excluded = excluded(worker.folder, claims)
+            worker.excluded_tags = excluded_tags(worker.folder, claims)
         log.info(
             "event=host_loaded accounts=%d campaigns=%d left_out=%d",
             len(self.accounts),

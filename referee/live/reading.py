@@ -117,10 +117,17 @@ class ReadsReddit(DeliversReplies):
         return any(cursor is None or post_rank(t) > post_rank(cursor) for t in threads)
 
     def owns(self, post: Post) -> bool:
-        """Whether a post of the subreddits' listing is in one of this campaign's threads."""
+        """Whether a post of the subreddits' listing is in one of this campaign's threads:
+        listed, or titled with its tag and listed by no other campaign (a thread listed
+        by id goes to the campaign listing it), or (claiming the whole subreddits) claimed
+        by no other campaign."""
+        title = post.title.casefold()
         if self.claimed is not None:
-            return post.thread in self.claimed
-        return post.thread not in self.excluded
+            tagged = bool(self.title_tag) and title.startswith(self.title_tag)
+            return post.thread in self.claimed or (tagged and post.thread not in self.excluded)
+        return post.thread not in self.excluded and not (
+            title and title.startswith(self.excluded_tags)
+        )
 
     def _is_new(self, post: Post, cursor: str | None) -> bool:
         if cursor is None:

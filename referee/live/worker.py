@@ -157,6 +157,9 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests, KeepsPa
         self.threads = () if config.only_threads else listed
         self.claimed: frozenset[str] | None = frozenset(listed) if config.only_threads else None
         self.excluded: frozenset[str] = frozenset()
+        # Title tags claiming threads (casefolded): this campaign's, and other campaigns'.
+        self.title_tag = config.title_tag.casefold() if config.only_threads else ""
+        self.excluded_tags: tuple[str, ...] = ()
         self.lock = threading.RLock()
         # GMs: whoever the referee was given (config.toml's), plus the moderators.
         self._base_gms = referee.gms

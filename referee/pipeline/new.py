@@ -106,6 +106,9 @@ threads = []
 # true: referee only the threads above, of the subreddits above (no request of their
 # own), so that several campaigns share one subreddit; false: the whole subreddits.
 only_threads = false
+# With only_threads = true: threads whose title starts with this tag (any case), such as
+# "[Ashes]", are this campaign's too; "" for none.
+title_tag = ""
 # The idle interval: a post is answered within it even after a quiet spell (at least 5).
 poll_seconds = 60
 # Seconds between reads of new comments while a tagged post is recent (2 to 12, and at

@@ -167,3 +167,56 @@ def test_referee_run_with_only_threads_answers_its_threads_only(tmp_path: Path) 
         thread_reads = server.count("GET", "/comments/")
         assert Counter({posts[0]: 1, posts[2]: 1}) == bot_replies(server)
     assert 0 == thread_reads  # no request of its own for the thread
+
+
+def _tagged_campaign(server: FakeReddit, root: Path, name: str, tag: str) -> Path:
+    """A campaign of r/pbp claiming the threads whose title starts with ``tag``."""
+    extra = f'title_tag = "{tag}"\nonly_threads = true\n'
+    return host_campaign(server, root / name, SUB, extra=extra)
+
+
+def test_a_title_tag_claims_new_threads_without_a_reload(
+    server: FakeReddit, tmp_path: Path
+) -> None:
+    """Threads titled with a campaign's tag (any case), opened while the host runs, go
+    to it; a thread another campaign lists by id stays that campaign's whatever its
+    title; the rest goes to the campaign claiming the whole subreddit."""
+    listed = _thread(server, "[Crows] but listed by bells")
+    folders = [
+        host_campaign(server, tmp_path / "ashes", SUB),
+        _claiming(server, tmp_path, "bells", [listed]),
+        _tagged_campaign(server, tmp_path, "crows", "[Crows]"),
+    ]
+    rig = Rig(server, tmp_path, (), folders=folders)
+    try:
+        rig.run_until(server.clock.now() + 60)
+        scenes = {
+            "tagged": _thread(server, "[Crows] Session 1"),
+            "lower": _thread(server, "[crows] session 2"),
+            "listed": listed,
+            "open": _thread(server, "Open table"),
+        }
+        posts = {name: server.comment(t, "bob", "[[roll 1d6]]") for name, t in scenes.items()}
+        opening = server.submit(SUB, "gm", "[Crows] Session 3", "[[roll 1d4]]")
+        rig.run_until(server.clock.now() + 300)
+        held = _held(rig, {**posts, "opening": opening})
+    finally:
+        rig.close()
+    assert Counter(dict.fromkeys([*posts.values(), opening], 1)) == bot_replies(server)
+    expected = {"ashes": ["open"], "bells": ["listed"], "crows": ["lower", "opening", "tagged"]}
+    assert expected == held
+
+
+def test_title_tags_one_of_which_starts_the_other_clash(server: FakeReddit, tmp_path: Path) -> None:
+    """Tags "[Crow" and "[Crows]" would both claim "[Crows] ...": neither campaign is
+    served, and the reason says how to fix it."""
+    folders = [
+        _tagged_campaign(server, tmp_path, "crows", "[Crows]"),
+        _tagged_campaign(server, tmp_path, "crow", "[Crow"),
+        host_campaign(server, tmp_path / "elsewhere", "quiet"),
+    ]
+    rig = Rig(server, tmp_path, (), folders=folders)
+    left = dict(rig.host.left_out)
+    rig.close()
+    assert {folders[0], folders[1]} == set(left)
+    assert "does not start another's" in left[folders[0]]

@@ -70,7 +70,7 @@ def clashes(running: Sequence[Claim], new: Sequence[Claim]) -> dict[Path, str]:
 def _clash(claim: Claim, other: Claim) -> str | None:
     subs = sorted(claim.whole & other.whole)
     threads = sorted(claim.threads & other.threads)
-    tags = sorted({claim.tag, other.tag}, key=len)
+    tags = sorted([claim.tag, other.tag], key=len)
     overlap = bool(tags[0]) and tags[1].startswith(tags[0])
     if not subs and not threads and not overlap:
         return None

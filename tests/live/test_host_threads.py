@@ -207,12 +207,15 @@ def test_a_title_tag_claims_new_threads_without_a_reload(
     assert expected == held
 
 
-def test_title_tags_one_of_which_starts_the_other_clash(server: FakeReddit, tmp_path: Path) -> None:
-    """Tags "[Crow" and "[Crows]" would both claim "[Crows] ...": neither campaign is
-    served, and the reason says how to fix it."""
+@pytest.mark.parametrize("other", ["[Crow", "[crows]"])
+def test_title_tags_one_of_which_starts_the_other_clash(
+    server: FakeReddit, tmp_path: Path, other: str
+) -> None:
+    """Tags "[Crow" (or "[crows]") and "[Crows]" would both claim "[Crows] ...": neither
+    campaign is served, and the reason says how to fix it."""
     folders = [
         _tagged_campaign(server, tmp_path, "crows", "[Crows]"),
-        _tagged_campaign(server, tmp_path, "crow", "[Crow"),
+        _tagged_campaign(server, tmp_path, "crow", other),
         host_campaign(server, tmp_path / "elsewhere", "quiet"),
     ]
     rig = Rig(server, tmp_path, (), folders=folders)

@@ -41,6 +41,8 @@ class Post:
     locked: bool = False
     archived: bool = False
     gone: str = ""  # "deleted" by its author or "removed" by a moderator; "" while it stands
+    subject: str = ""  # a private message's subject ("" for a submission or comment)
+    title: str = ""  # its thread's title, when the listing read says it ("" otherwise)
 
     @property
     def id36(self) -> str:

@@ -9,27 +9,36 @@ of them, paging back until it reaches the oldest cursor among them, and each
 own read would have found them. Reddit's ids grow with time across subreddits, so a
 worker's cursor may be moved on to the newest post the shared read covered.
 
-A private message goes to the first campaign (in the host file's order) where its
-author is a GM, else to the first campaign, which refuses it politely. The edit sweep
-re-reads the newest refereed posts of all the campaigns in one request.
+A private message goes to the campaign its subject names (``#`` and the campaign's
+name or folder, letters and digits only: ``roll #ashesofempire``), else to the one
+campaign its author plays in (a GM, or the owner of a character or an application
+there), else to the first campaign, which refuses it politely. When the author plays
+in several and names none, nothing is rolled: the host answers once, naming the
+campaigns and how to name one (:func:`ambiguity_note`). The edit sweep re-reads the
+newest refereed posts of all the campaigns in one request.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from referee.base.markdown import escape_markdown
 from referee.base.posts import Post
 from referee.live.parts import EDIT_SWEEP, CycleReport, Delivery, Task, post_rank
-from referee.live.reddit import Forum, Page, Unread
+from referee.live.reddit import Forum, ForumError, Page, Unread
 from referee.live.worker import Worker
+from referee.read.tags import find_tags
 
 log = logging.getLogger(__name__)
 
 # The most subreddits one r/a+b/... request names (Reddit's multireddit paths cap them).
 MULTI_LIMIT = 100
+_HASHED = re.compile(r"#([\w-]+)")  # a campaign named in a private message's subject
 
 
 @dataclass
@@ -80,13 +89,31 @@ class Feed:
         self.listings[kind] = found
         return found
 
-    def route_messages(self, unread: Unread, workers: Sequence[HostedWorker]) -> None:
-        """Hand each private message to the worker of its campaign (see the module)."""
+    def route_messages(
+        self, unread: Unread, workers: Sequence[HostedWorker]
+    ) -> list[tuple[Post, list[HostedWorker]]]:
+        """Hand each private message to the worker of its campaign (see the module); the
+        messages whose campaign is ambiguous, each with the campaigns it may mean."""
         self.unread = {id(worker): [] for worker in workers}
+        ambiguous: list[tuple[Post, list[HostedWorker]]] = []
+        players: dict[int, frozenset[str]] = {}  # by worker id, read once per inbox read
         for message in unread.messages:
+            named = campaigns_named(message.subject, workers)
+            if len(named) == 1:
+                self.unread[id(named[0])].append(message)
+                continue
             author = message.author.casefold()
-            target = next((w for w in workers if author in w.referee.gms), workers[0])
-            self.unread[id(target)].append(message)
+            mine = []
+            for worker in named or workers:
+                if id(worker) not in players:
+                    players[id(worker)] = worker.players()
+                if author in players[id(worker)]:
+                    mine.append(worker)
+            if len(mine) > 1:
+                ambiguous.append((message, mine))
+            else:
+                self.unread[id((mine or named or workers)[0])].append(message)
+        return ambiguous
 
     def sweep(self, workers: Iterable[HostedWorker]) -> list[str]:
         """The newest refereed posts of all the campaigns, at most one request's worth."""
@@ -95,6 +122,84 @@ class Feed:
             recent.extend(worker.recent_refereed())
         recent.sort(key=post_rank, reverse=True)
         return recent[:EDIT_SWEEP]
+
+
+def handle(text: str) -> str:
+    """A campaign's name (or folder) as a subject names it: letters and digits, lower case.
+
+    >>> handle("Ashes of Empire")
+    'ashesofempire'
+    """
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def handles(worker: HostedWorker) -> frozenset[str]:
+    """The ``#`` names a subject may give a campaign: its name's and its folder's."""
+    names = (worker.referee.campaign.config.name, Path(worker.folder or "").name)
+    return frozenset(filter(None, map(handle, names)))
+
+
+def campaigns_named(subject: str, workers: Sequence[HostedWorker]) -> list[HostedWorker]:
+    """The campaigns a message's subject names with ``#name``."""
+    words = {handle(word) for word in _HASHED.findall(subject)}
+    return [worker for worker in workers if words & handles(worker)]
+
+
+def ambiguity_note(campaigns: Sequence[HostedWorker]) -> str:
+    """The one answer to a private message whose author plays in several campaigns."""
+    listed = ", ".join(
+        f"{escape_markdown(w.referee.campaign.config.name)} (`#{min(handles(w), key=len)}`)"
+        for w in campaigns
+    )
+    example = min(handles(campaigns[0]), key=len)
+    return (
+        f"You play in several campaigns this bot referees: {listed}. Nothing was rolled, "
+        "since it cannot tell which one you mean. Send your message again with the "
+        f"campaign's name after a # in its subject, for example `roll #{example}`."
+    )
+
+
+def answer_ambiguous(
+    forum: Forum, ambiguous: list[tuple[Post, list[HostedWorker]]], report: CycleReport
+) -> list[str]:
+    """Say once to each message whose campaign is ambiguous which campaigns it may
+    mean (nothing is rolled); the messages done with, to mark read.
+
+    A message answered before its inbox was marked read (a crash, a failed mark) is
+    found answered in the bot's sent messages and not answered again."""
+    tagged: list[tuple[Post, list[HostedWorker]]] = []
+    done: list[str] = []
+    for message, campaigns in ambiguous:
+        scan = find_tags(message.body, campaigns[0].referee.limits)
+        if scan.tags or scan.problem or scan.near:
+            tagged.append((message, campaigns))
+        else:
+            done.append(message.fullname)  # no tags: ignored, as a campaign would
+    if not tagged:
+        return done
+    try:
+        answered = forum.find_replies({m.fullname: m.thread for m, _ in tagged})
+    except ForumError as error:  # unread still: looked at next time
+        log.warning("event=ambiguity_untold items=%d reason=%r", len(tagged), error.message)
+        return done
+    for message, campaigns in tagged:
+        if message.fullname not in answered:
+            try:
+                forum.reply(message.fullname, ambiguity_note(campaigns))
+            except ForumError as error:
+                log.warning(
+                    "event=ambiguity_untold post=%s reason=%r", message.fullname, error.message
+                )
+                continue
+            report.messages += 1
+            log.info(
+                "event=message_ambiguous post=%s author=%s campaigns=%d",
+                message.fullname,
+                message.author,
+                len(campaigns),
+            )
+        done.append(message.fullname)
+    return done
 
 
 class CampaignForum:
@@ -191,8 +296,10 @@ class HostedWorker(Worker):
         floor = self.cursor_rank(kind) or 0
         mine = {sub.lower() for sub in self.subreddits}
         for post in listing.posts:
-            if post.subreddit.lower() in mine and (
-                post_rank(post.fullname) > floor or post.edited is not None or post.gone
+            if (
+                post.subreddit.lower() in mine
+                and self.owns(post)
+                and (post_rank(post.fullname) > floor or post.edited is not None or post.gone)
             ):
                 return True
         return listing.truncated and listing.oldest > floor
@@ -206,6 +313,17 @@ class HostedWorker(Worker):
         """What ``referee status`` shows, when the host had nothing new for this campaign."""
         with self.lock:
             self._heartbeat()
+
+    def players(self) -> frozenset[str]:
+        """Who plays in this campaign (casefolded): its GMs, and the owners of its
+        characters and of its applications."""
+        with self.lock:
+            people = set(self.referee.gms)
+            for table in ("characters", "applications"):
+                for record in self.store.table(table).values():
+                    if isinstance(record, dict) and record.get("owner"):
+                        people.add(str(record["owner"]).casefold())
+            return frozenset(people)
 
     def recent_refereed(self) -> list[str]:
         """The refereed posts the edit sweep re-reads, newest first (see ``_sweep_edits``)."""
@@ -246,7 +364,7 @@ class HostedWorker(Worker):
         new: list[Post] = []
         old: list[Post] = []
         for post in listing.posts:
-            if post.subreddit.lower() in mine:
+            if post.subreddit.lower() in mine and self.owns(post):
                 (new if self._is_new(post, cursor) else old).append(post)
         floor = self.cursor_rank(kind)
         gap = listing.truncated and floor is not None and listing.oldest > floor

@@ -10,8 +10,9 @@ secret, GMs and rulings, exactly as ``referee run`` would open it::
       comments      r/a+b+c/comments once for every campaign (and each watched thread
                     by its campaign); each worker with posts there referees them
       new           r/a+b+c/new, every ``submissions_every``-th poll
-      inbox         the unread private messages once, each to its campaign's worker,
-                    then marked read once
+      inbox         the unread private messages once, each to its campaign's worker
+                    (or, when its campaign is ambiguous, answered with the campaigns it
+                    may mean: see :mod:`~referee.live.feed`), then marked read once
       edits         one api/info request for the newest refereed posts of all campaigns
       a campaign    the campaign whose work is due (a reply, settling, the shell's
                     requests, the roster, the digest, its moderators), the one with the
@@ -27,6 +28,7 @@ and told to its GMs; the others go on.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import threading
@@ -35,7 +37,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from referee.base.errors import ConfigError, OperatorError, UserError
-from referee.live.feed import MULTI_LIMIT, CampaignForum, Feed, HostedWorker, Listing
+from referee.live.claims import claim_of, clashes, excluded, excluded_tags
+from referee.live.feed import (
+    MULTI_LIMIT,
+    CampaignForum,
+    Feed,
+    HostedWorker,
+    Listing,
+    answer_ambiguous,
+)
 from referee.live.host_config import Account, HostedCampaign, HostFile, load_host
 from referee.live.parts import (
     ACTIVE_HOLD,
@@ -56,7 +66,7 @@ from referee.live.schedule import (
     Plan,
 )
 from referee.live.status import heartbeat_path, write_heartbeat
-from referee.pipeline.campaign import Campaign, find_config, load_config, load_secret
+from referee.pipeline.campaign import Campaign, Config, find_config, load_config, load_secret
 from referee.pipeline.flow import Referee
 
 log = logging.getLogger(__name__)
@@ -290,8 +300,9 @@ class AccountHost:
         unread = self.forum.unread()
         if not self.workers:
             return
-        self.feed.route_messages(unread, self.workers)
+        ambiguous = self.feed.route_messages(unread, self.workers)
         done: list[str] = list(unread.others)
+        done += answer_ambiguous(self.forum, ambiguous, report)
         for worker in list(self.workers):
             messages = self.feed.unread.get(id(worker), [])
             if not messages:
@@ -370,6 +381,14 @@ def _guarded(worker: HostedWorker, run: Callable[[], CycleReport | None]) -> Cyc
         return None
 
 
+def _digest(folder: Path) -> str:
+    """The campaign's config.toml as it is now (a change re-opens the campaign on reload)."""
+    try:
+        return hashlib.sha256(find_config(folder).read_bytes()).hexdigest()
+    except (OperatorError, OSError):
+        return ""
+
+
 def _add(total: CycleReport, part: CycleReport | None) -> None:
     if part is None:
         return
@@ -400,6 +419,7 @@ class Host:
         self.accounts: dict[str, AccountHost] = {}
         self.left_out: dict[Path, str] = {}  # campaign folder: why it is not served
         self._told: set[tuple[Path, str]] = set()
+        self._digests: dict[Path, str] = {}  # each served campaign's config.toml, as opened
         self.reload()
 
     @property
@@ -429,11 +449,29 @@ class Host:
                 if (worker.folder, serving.account.name) not in wanted:
                     serving.remove(worker)
                     log.info("event=campaign_removed campaign=%s", worker.folder)
+                elif _digest(worker.folder) != self._digests.get(worker.folder):
+                    serving.remove(worker)  # its config.toml changed: opened again below
+                    log.info("event=campaign_reopened campaign=%s", worker.folder)
         served = {(w.folder, a.account.name) for a in self.accounts.values() for w in a.workers}
         self.left_out = {}
+        opening: list[tuple[HostedCampaign, Config]] = []
         for hosted in host.campaigns:
             if (hosted.folder, hosted.account) not in served:
-                self._open(hosted)
+                config = self._load(hosted)
+                if config is not None:
+                    opening.append((hosted, config))
+        running = [claim_of(w.folder, w.config) for w in self.workers]
+        new = [claim_of(hosted.folder, config.reddit) for hosted, config in opening]
+        refused = clashes(running, new)
+        for hosted, config in opening:
+            if hosted.folder in refused:
+                self._leave_out(hosted, config, refused[hosted.folder])
+            else:
+                self._open(hosted, config)
+        claims = running + new
+        for worker in self.workers:
+            worker.excluded = excluded(worker.folder, claims)
+            worker.excluded_tags = excluded_tags(worker.folder, claims)
         log.info(
             "event=host_loaded accounts=%d campaigns=%d left_out=%d",
             len(self.accounts),
@@ -442,8 +480,8 @@ class Host:
         )
         return host
 
-    def _open(self, hosted: HostedCampaign) -> None:
-        account = self.accounts[hosted.account]
+    def _load(self, hosted: HostedCampaign) -> Config | None:
+        """The campaign's checked config, or None when it is left out (told why)."""
         config = None
         try:
             config = load_config(find_config(hosted.folder))
@@ -451,9 +489,18 @@ class Host:
                 raise ConfigError(
                     f"Nothing to watch: set [reddit] subreddits or threads in {config.path}."
                 )
+        except (OperatorError, UserError, OSError) as error:
+            self._leave_out(hosted, config, getattr(error, "message", str(error)))
+            return None
+        return config
+
+    def _open(self, hosted: HostedCampaign, config: Config) -> None:
+        account = self.accounts[hosted.account]
+        digest = _digest(hosted.folder)
+        try:
             campaign = Campaign(config, load_secret(config))
         except (OperatorError, UserError, OSError) as error:
-            self._leave_out(hosted, account, config, getattr(error, "message", str(error)))
+            self._leave_out(hosted, config, getattr(error, "message", str(error)))
             return
         try:
             worker = HostedWorker(
@@ -468,15 +515,15 @@ class Host:
         except Exception as error:  # its store or Reddit failed it: the others go on
             campaign.store.discard()
             log.exception("event=campaign_failed campaign=%s", hosted.folder)
-            self._leave_out(hosted, account, config, f"{type(error).__name__}: {error}")
+            self._leave_out(hosted, config, f"{type(error).__name__}: {error}")
             return
         account.add(worker)
+        self._digests[hosted.folder] = digest
         write_heartbeat(heartbeat_path(config.store_path), {"pid": os.getpid()})
         log.info("event=campaign_added campaign=%s account=%s", hosted.folder, hosted.account)
 
-    def _leave_out(
-        self, hosted: HostedCampaign, account: AccountHost, config: object, reason: str
-    ) -> None:
+    def _leave_out(self, hosted: HostedCampaign, config: object, reason: str) -> None:
+        account = self.accounts[hosted.account]
         self.left_out[hosted.folder] = reason
         log.error("event=campaign_left_out campaign=%s reason=%r", hosted.folder, reason)
         store_path = getattr(config, "store_path", None)

@@ -187,6 +187,10 @@ class WorkerParts:
     bot: str
     subreddits: tuple[str, ...]
     threads: tuple[str, ...]
+    claimed: frozenset[str] | None  # only these threads of the subreddits (None: all)
+    excluded: frozenset[str]  # threads of the subreddits that other campaigns claim
+    title_tag: str  # threads titled so are this campaign's too (casefolded; "": none)
+    excluded_tags: tuple[str, ...]  # threads titled so are other campaigns' (casefolded)
     budget: Budget
     cadences: dict[Task, Cadence]
     pace: Pace

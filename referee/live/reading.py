@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 class ReadsReddit(DeliversReplies):
     """The worker reading Reddit: listings, watched threads, the inbox and the edit sweep."""
 
+    listed_newest: str | None = None  # the newest post the last listing read, anyone's
+
     def _sources(self, task: Task) -> list[tuple[str, str]]:
         """(kind, key) pairs a read task reads: listings "comments"/"new", or "thread"."""
         subs = "+".join(self.subreddits)
@@ -86,8 +88,9 @@ class ReadsReddit(DeliversReplies):
             comments = [p.fullname for p in new if p.fullname.startswith("t1_")]
             if kind == "thread" and (cursor is None or comments):
                 cursors[cursor_key] = max(comments, key=post_rank) if comments else key
-            elif new:
-                cursors[cursor_key] = max((p.fullname for p in new), key=post_rank)
+            elif new or (kind != "thread" and self.listed_newest):
+                listed = [p.fullname for p in new] + [self.listed_newest or ""]
+                cursors[cursor_key] = max(filter(None, listed), key=post_rank)
             if kind == "comments" and ("new", key) not in sources and self._unread_thread(new):
                 # A thread newer than any submission read: read it first, in order.
                 sources.append(("new", key))
@@ -113,6 +116,19 @@ class ReadsReddit(DeliversReplies):
         threads = [p.thread for p in comments if p.thread.startswith("t3_")]
         return any(cursor is None or post_rank(t) > post_rank(cursor) for t in threads)
 
+    def owns(self, post: Post) -> bool:
+        """Whether a post of the subreddits' listing is in one of this campaign's threads:
+        listed, or titled with its tag and listed by no other campaign (a thread listed
+        by id goes to the campaign listing it), or (claiming the whole subreddits) claimed
+        by no other campaign."""
+        title = post.title.casefold()
+        if self.claimed is not None:
+            tagged = bool(self.title_tag) and title.startswith(self.title_tag)
+            return post.thread in self.claimed or (tagged and post.thread not in self.excluded)
+        return post.thread not in self.excluded and not (
+            title and title.startswith(self.excluded_tags)
+        )
+
     def _is_new(self, post: Post, cursor: str | None) -> bool:
         if cursor is None:
             return True
@@ -126,12 +142,22 @@ class ReadsReddit(DeliversReplies):
         old: list[Post] = []
         after: str | None = None
         read = 0
+        self.listed_newest = None
         while True:
             page = self._call(self.forum.listing, kind, self.subreddits, after)
             read += len(page.posts)
+            reached = False
             for post in page.posts:
-                (new if self._is_new(post, cursor) else old).append(post)
-            if old or page.after is None:
+                fresh = self._is_new(post, cursor)
+                reached = reached or not fresh
+                if fresh and (
+                    self.listed_newest is None
+                    or post_rank(post.fullname) > post_rank(self.listed_newest)
+                ):
+                    self.listed_newest = post.fullname  # another campaign's, maybe: read
+                if self.owns(post):
+                    (new if fresh else old).append(post)
+            if reached or page.after is None:
                 return new, old, False
             if read >= self.listing_reach:
                 return new, old, cursor is not None
@@ -153,7 +179,7 @@ class ReadsReddit(DeliversReplies):
                 threads.setdefault(str((self.posts.get(fullname) or {}).get("thread")))
             if len(threads) >= BACKFILL_THREADS:
                 break
-        for thread in self.threads:
+        for thread in (*self.threads, *sorted(self.claimed or ())):
             threads.setdefault(thread)
         found: list[Post] = []
         for thread in list(threads)[:BACKFILL_THREADS]:

@@ -226,7 +226,10 @@ def post_from_praw(thing: Any) -> Post:
     }
     if fullname.startswith("t3_"):
         text = safe_text(data.get("selftext") or "")
-        return Post(fullname, fullname, body=text, gone=gone_state(data, text), **common)
+        title = safe_text(data.get("title") or "")
+        return Post(
+            fullname, fullname, body=text, gone=gone_state(data, text), title=title, **common
+        )
     if fullname.startswith("t4_"):
         conversation = safe_text(data.get("first_message_name") or fullname)
         common["subreddit"] = ""  # a message to the bot, not from a subreddit's modmail
@@ -235,6 +238,7 @@ def post_from_praw(thing: Any) -> Post:
             conversation,
             body=safe_text(data.get("body") or ""),
             parent=parent,
+            subject=safe_text(data.get("subject") or ""),
             **common,
         )
     text = safe_text(data.get("body") or "")
@@ -244,6 +248,7 @@ def post_from_praw(thing: Any) -> Post:
         body=text,
         parent=parent,
         gone=gone_state(data, text),
+        title=safe_text(data.get("link_title") or ""),  # in a subreddit's comments listing
         **common,
     )
 

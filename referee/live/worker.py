@@ -150,7 +150,16 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests, KeepsPa
         self.state = self.store.table(WORKER_TABLE)
         self.bot = forum.username.lower()
         self.subreddits = tuple(config.subreddits)
-        self.threads = tuple(thread_fullname(t) for t in config.threads)
+        listed = tuple(thread_fullname(t) for t in config.threads)
+        # Threads read one by one (none when the subreddits' listing brings them), and
+        # the threads of the subreddits that are this campaign's (None: all of them but
+        # ``excluded``, those a host gave to other campaigns of the same subreddits).
+        self.threads = () if config.only_threads else listed
+        self.claimed: frozenset[str] | None = frozenset(listed) if config.only_threads else None
+        self.excluded: frozenset[str] = frozenset()
+        # Title tags claiming threads (casefolded): this campaign's, and other campaigns'.
+        self.title_tag = config.title_tag.casefold() if config.only_threads else ""
+        self.excluded_tags: tuple[str, ...] = ()
         self.lock = threading.RLock()
         # GMs: whoever the referee was given (config.toml's), plus the moderators.
         self._base_gms = referee.gms

@@ -50,6 +50,12 @@ class RedditConfig:
     site: str = "referee"  # the praw.ini section holding the bot's credentials
     subreddits: tuple[str, ...] = ()
     threads: tuple[str, ...] = ()  # submission ids or addresses to watch besides subreddits
+    # Referee only ``threads`` of the subreddits (found in their listing, no request of
+    # their own): the campaign shares its subreddits with others, thread by thread.
+    only_threads: bool = False
+    # With only_threads: the threads whose title starts with this tag (any case) are the
+    # campaign's too, such as "[Ashes]"; "" for none.
+    title_tag: str = ""
     poll_seconds: int = 60  # the idle interval: a post is answered within it, even after quiet
     active_poll_seconds: float = 5.0  # the interval while a tagged post is recent
     budget_share: float = 0.6  # the share of Reddit's 100 requests a minute the bot may use
@@ -129,6 +135,8 @@ _SECTIONS: dict[str, set[str]] = {
         "site",
         "subreddits",
         "threads",
+        "only_threads",
+        "title_tag",
         "poll_seconds",
         "active_poll_seconds",
         "budget_share",
@@ -170,6 +178,8 @@ def comment_sources_allowed(budget_share: float) -> int:
 
 
 def _comment_sources_problems(reddit: RedditConfig) -> list[str]:
+    if reddit.only_threads:
+        return []  # its threads are found in the subreddits' listing
     sources = (1 if reddit.subreddits else 0) + len(reddit.threads)
     allowed = comment_sources_allowed(reddit.budget_share)
     if sources <= allowed:
@@ -231,6 +241,8 @@ def load_config(path: Path) -> Config:
         site=str(reddit.get("site", "referee")),
         subreddits=_strings(reddit.get("subreddits", []), "reddit.subreddits", problems),
         threads=_strings(reddit.get("threads", []), "reddit.threads", problems),
+        only_threads=reddit.get("only_threads", False) is True,
+        title_tag=str(reddit.get("title_tag", "")).strip(),
         poll_seconds=int(reddit.get("poll_seconds", 60)),
         active_poll_seconds=float(reddit.get("active_poll_seconds", 5.0)),
         budget_share=float(reddit.get("budget_share", 0.6)),
@@ -258,6 +270,24 @@ def load_config(path: Path) -> Config:
             "players see the stats of the GM's characters (their names and state are shown "
             "either way)."
         )
+    if not isinstance(reddit.get("only_threads", False), bool):
+        problems.append("reddit.only_threads must be true or false.")
+    claims = reddit_config.threads or reddit_config.title_tag
+    if reddit_config.only_threads and not (reddit_config.subreddits and claims):
+        problems.append(
+            "reddit.only_threads = true referees only the threads listed in reddit.threads, "
+            "or titled with reddit.title_tag, of the subreddits in reddit.subreddits: give "
+            'the subreddits and the threads (by id, such as "1gq7xk2") or a title tag (such '
+            'as "[Ashes]"), or remove only_threads to referee the whole subreddits.'
+        )
+    if reddit_config.title_tag and not reddit_config.only_threads:
+        problems.append(
+            f"reddit.title_tag = {reddit_config.title_tag!r} claims the threads so titled "
+            "in a subreddit shared with other campaigns: set only_threads = true beside it, "
+            'or remove it (title_tag = "") to referee the whole subreddits.'
+        )
+    if len(reddit_config.title_tag) > 40:
+        problems.append('reddit.title_tag must be 40 characters at most, such as "[Ashes]".')
     if reddit_config.moderators_refresh_hours < 1:
         problems.append(
             "reddit.moderators_refresh_hours must be 1 or more (hours); 6 re-reads the "

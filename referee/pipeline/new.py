@@ -103,6 +103,12 @@ subreddits = []
 # Single threads to watch besides the subreddits (ids such as "1gq7xk2"). Each 0.2 of
 # budget_share reads one source of new comments: the subreddits (together) or a thread.
 threads = []
+# true: referee only the threads above, of the subreddits above (no request of their
+# own), so that several campaigns share one subreddit; false: the whole subreddits.
+only_threads = false
+# With only_threads = true: threads whose title starts with this tag (any case), such as
+# "[Ashes]", are this campaign's too; "" for none.
+title_tag = ""
 # The idle interval: a post is answered within it even after a quiet spell (at least 5).
 poll_seconds = 60
 # Seconds between reads of new comments while a tagged post is recent (2 to 12, and at

@@ -46,6 +46,7 @@ def make_campaign(
     gms: Iterable[str] = ("gm",),
     system: str = "stepped",
     records: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
+    name: str = "Test campaign",
 ) -> Campaign:
     """Write config.toml into ``folder``, open the campaign and store ``sheets`` as approved.
 
@@ -58,7 +59,7 @@ def make_campaign(
     data.mkdir(parents=True, exist_ok=True)
     lines = [
         "[campaign]",
-        'name = "Test campaign"',
+        f"name = {_toml(name)}",
         f"system = {_toml(system)}",
         'data_dir = "data"',
         f'races = "{(REPO_DATA / "races.toml").as_posix()}"',

@@ -4,7 +4,8 @@ The host's tests and ``bench/host_scale.py`` drive the same parts::
 
     host_campaign(server, folder, sub)   a campaign folder watching r/sub (its secret in a file)
     write_host(path, server, folders)    a host file serving ``folders`` on one account
-    Rig(server, folder, subs)            campaigns + host file + Host on real PRAW;
+    Rig(server, folder, subs)            campaigns + host file + Host on real PRAW (or
+                                         Rig(server, folder, (), folders=...) on yours);
                                          ``run_until`` steps the host as ``serve_host``
                                          would, on the fake clock; ``restart`` as a crash
 
@@ -39,13 +40,22 @@ from referee.testing.worker import POLL, SECRET, reddit_section
 
 
 def host_campaign(
-    server: FakeReddit, folder: Path, sub: str, *, poll: int = POLL, extra: str = ""
+    server: FakeReddit,
+    folder: Path,
+    sub: str,
+    *,
+    poll: int = POLL,
+    extra: str = "",
+    **campaign: Any,
 ) -> Path:
-    """Make a campaign folder watching r/``sub`` on ``server``; its secret in a file."""
+    """Make a campaign folder watching r/``sub`` on ``server``; its secret in a file.
+
+    ``extra`` ends its ``[reddit]`` table; ``campaign`` goes to ``make_campaign``
+    (sheets, owners, gms, name)."""
     secret = '[secret]\nenv = "REFEREE_HOST_TEST_UNSET"\nfile = "secret.txt"\n'
     reddit = reddit_section(server, extra, subreddits=(sub,), poll=poll)
-    campaign = make_campaign(folder, extra_config=secret + reddit, secret=SECRET.encode())
-    campaign.close()
+    made = make_campaign(folder, extra_config=secret + reddit, secret=SECRET.encode(), **campaign)
+    made.close()
     (folder / "secret.txt").write_text(SECRET + "\n", encoding="utf-8")
     return folder
 
@@ -79,11 +89,12 @@ class Rig:
         poll: int = POLL,
         budget_share: float = 0.6,
         extra: str = "",
+        folders: Sequence[Path] = (),
         **host: Any,
     ) -> None:
         self.server = server
         self.root = root
-        self.folders = [
+        self.folders = list(folders) or [
             host_campaign(server, root / f"campaign-{sub}", sub, poll=poll, extra=extra)
             for sub in subs
         ]

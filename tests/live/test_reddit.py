@@ -41,13 +41,23 @@ def _forum(server: FakeReddit, http: requests.Session, **config: object) -> Redd
 
 
 def test_post_from_praw_submission_keeps_raw_text(server: FakeReddit, http) -> None:
-    """A submission becomes a Post with its selftext as Reddit stored it (raw_json=1)."""
-    post = server.submit(SUB, "alice", "S", "[[shoot Kara -> Trooper]] & <go>")
+    """A submission becomes a Post with its selftext as Reddit stored it (raw_json=1),
+    and its title (by which a campaign may claim the thread)."""
+    post = server.submit(SUB, "alice", "S & <T>", "[[shoot Kara -> Trooper]] & <go>")
     (found,) = _forum(server, http).listing("new", [SUB]).posts
-    expected = Post(
-        post, post, "alice", "[[shoot Kara -> Trooper]] & <go>", server.clock.now(), subreddit=SUB
-    )
+    body = "[[shoot Kara -> Trooper]] & <go>"
+    expected = Post(post, post, "alice", body, server.clock.now(), subreddit=SUB, title="S & <T>")
     assert expected == found
+
+
+def test_a_comment_of_the_comments_listing_carries_its_threads_title(
+    server: FakeReddit, http
+) -> None:
+    """A comment read from r/sub/comments carries its thread's title (Reddit's link_title)."""
+    thread = server.submit(SUB, "alice", "[Ashes] Session 1", "Set the scene.")
+    server.comment(thread, "bob", "[[roll 1d6]]")
+    (found,) = _forum(server, http).listing("comments", [SUB]).posts
+    assert ("[Ashes] Session 1", thread) == (found.title, found.thread)
 
 
 def test_post_from_praw_comment_has_thread_parent_and_edit_time(server: FakeReddit, http) -> None:

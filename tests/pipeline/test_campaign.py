@@ -63,3 +63,23 @@ def test_each_0_2_of_budget_share_pays_for_one_source_of_new_comments(
         allowed = round(share / 0.2) - (1 if subreddits != "[]" else 0)
         assert f"watch at most {allowed} thread" in message
         assert "raise budget_share" in message
+
+
+@pytest.mark.parametrize(
+    ("reddit", "problem"),
+    [
+        ('subreddits = ["pbp"]\nthreads = ["a", "b", "c", "d"]\nonly_threads = true\n', ""),
+        ('subreddits = ["pbp"]\ntitle_tag = "[Ashes]"\nonly_threads = true\n', ""),
+        ('subreddits = ["pbp"]\nonly_threads = true\n', "give the subreddits and the threads"),
+        ('threads = ["a"]\nonly_threads = true\n', "give the subreddits and the threads"),
+        ('subreddits = ["pbp"]\ntitle_tag = "[Ashes]"\n', "set only_threads = true beside it"),
+        ('subreddits = ["pbp"]\nthreads = ["a"]\nonly_threads = "yes"\n', "true or false"),
+    ],
+)
+def test_only_threads_claims_threads_of_the_subreddits(
+    tmp_path: Path, reddit: str, problem: str
+) -> None:
+    """only_threads needs subreddits and threads or a title tag; its threads cost no
+    request of their own (four fit at 0.6); a title tag alone is refused, saying why."""
+    message = _problems(tmp_path, reddit)
+    assert (problem == "", True) == (message == "", problem in message), message

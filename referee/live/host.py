@@ -245,7 +245,7 @@ class AccountHost:
         worker.turn = self._turns
         report = _guarded(worker, worker.referee_turn)
         if report is not None and report.refereed:
-            self.pace.activity(now)
+            self.pace.activity(now)  # a tagged post: the game is active (after its read)
         return report
 
     def _read_due(self, task: Task) -> float:
@@ -293,7 +293,7 @@ class AccountHost:
         else:
             self._backoff_step = 0
         self.cadences[task].last = now
-        if report.refereed or report.messages or any(w.backlog for w in self.workers):
+        if report.refereed or report.messages:  # a read's new posts: see _turn
             self.pace.activity(now)
         elif task is Task.COMMENTS:
             self.pace.quiet(now)

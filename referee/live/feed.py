@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.base.markdown import escape_markdown
-from referee.base.posts import Post
+from referee.base.posts import Post, reading_order
 from referee.live.parts import EDIT_SWEEP, CycleReport, Delivery, Task, post_rank
 from referee.live.reddit import Forum, ForumError, Page, Unread
 from referee.live.worker import Worker
@@ -239,6 +239,13 @@ class HostedWorker(Worker):
     Its own tasks (settling, replies, the shell's requests, the roster, the digest, the
     moderators) run as :meth:`Worker.step` runs them; its reads run when the host has
     read the account's listings (:meth:`read`), from the :class:`Feed`.
+
+    A read only queues the new posts it found (its *backlog*); the host has them
+    refereed one answered post a turn (:meth:`referee_turn`), the campaigns taking
+    turns and every ready reply going first, so a burst of costly posts in one campaign
+    holds up the others by one post's work at most. The read's cursors are stored once
+    the whole backlog is refereed, never before: a post left in it (a restart, a crash)
+    is read again, and one refereed already is answered from its record, not again.
     """
 
     def __init__(self, *args: Any, feed: Feed, folder: Any = None, **kwargs: Any) -> None:
@@ -246,6 +253,10 @@ class HostedWorker(Worker):
         self.feed = feed
         self.folder = folder
         self.covered: dict[str, str] = {}  # by kind: the newest post a shared read covered
+        self.backlog: dict[str, Post] = {}  # new posts read, not yet refereed, by fullname
+        self.held: dict[str, str] = {}  # the cursors to store once the backlog is refereed
+        self.held_cover: dict[str, str] = {}  # and the shared reads' reach, by kind
+        self.turn = 0  # the host's count when this campaign last had a turn
         if isinstance(self.forum, CampaignForum):
             self.forum.worker_id = id(self)
 
@@ -256,10 +267,43 @@ class HostedWorker(Worker):
         with self.lock:
             return self._run([task], full=True)
 
+    def referee_turn(self) -> CycleReport:
+        """Referee the backlog's posts in reading order up to the first one answered now;
+        once it is empty, store the cursors of the reads that filled it."""
+        with self.lock:
+            report = CycleReport()
+            try:
+                while self.backlog:
+                    post = min(self.backlog.values(), key=reading_order)
+                    del self.backlog[post.fullname]
+                    if self._referee_new(post, report):
+                        break
+                self._store_held()
+            except BaseException:  # the cursors stay put: the next read brings them again
+                self._forget_backlog()
+                raise
+            if report.refereed:
+                self._note_activity(Task.COMMENTS, report, self.clock())
+            self.store.flush(sync=False)  # records, ledger rows and cursors together
+            return report
+
+    def _store_held(self) -> None:
+        """Once the backlog is refereed, the cursors of the reads that filled it move on."""
+        if self.backlog:
+            return
+        for cursor_key, newest in self.held.items():
+            self.state.put(cursor_key, {"newest": newest})  # flushed as the step ends
+        self.covered.update(self.held_cover)
+        self.held, self.held_cover = {}, {}
+
+    def _forget_backlog(self) -> None:
+        self.backlog, self.held, self.held_cover = {}, {}, {}
+
     def due_at(self, now: float) -> float:
         """When this campaign's own work (not the reads) is next due; not the budget's say."""
         with self.lock:
-            return max(min(self._due(task, now) for task in Task), self.backoff_until)
+            due = min(self._due(task, now) for task in Task)
+            return max(min(due, now) if self.backlog else due, self.backoff_until)
 
     def reply_rank(self, now: float) -> float:
         """The rank of this campaign's oldest reply ready to post now; infinity when none."""
@@ -305,8 +349,13 @@ class HostedWorker(Worker):
         return listing.truncated and listing.oldest > floor
 
     def cover(self, kind: str, listing: Listing) -> None:
-        """The shared read covered this campaign's subreddits up to its newest post."""
-        if listing.newest is not None:
+        """The shared read covered this campaign's subreddits up to its newest post (once
+        the backlog is refereed, when there is one)."""
+        if listing.newest is None:
+            return
+        if self.backlog or self.held:
+            self.held_cover[kind] = listing.newest
+        else:
             self.covered[kind] = listing.newest
 
     def quiet_heartbeat(self) -> None:
@@ -347,16 +396,29 @@ class HostedWorker(Worker):
         """The host pays the account's requests, once, whoever sent them."""
 
     def _read(self, task: Task, report: CycleReport) -> None:
-        super()._read(task, report)
+        super()._read(task, report)  # its new posts queued (see _take_read)
         kind = "new" if task is Task.NEW else "comments"
         listing = self.feed.listings.get(kind)
-        if listing is None or listing.newest is None or not self.subreddits:
-            return
-        self.cover(kind, listing)
-        key = self._cursor_key(kind, "+".join(self.subreddits))
-        stored = (self.state.get(key) or {}).get("newest")
-        if stored is None or post_rank(listing.newest) > post_rank(stored):
-            self.state.put(key, {"newest": listing.newest})  # flushed as the step ends
+        if listing is not None and listing.newest is not None and self.subreddits:
+            key = self._cursor_key(kind, "+".join(self.subreddits))
+            held = self.held.get(key) or (self.state.get(key) or {}).get("newest")
+            if held is None or post_rank(listing.newest) > post_rank(held):
+                self.held[key] = listing.newest  # the others' posts there are not its own
+            self.cover(kind, listing)
+        self._store_held()  # nothing queued: the cursors move on now
+        self.store.flush(sync=False)
+
+    def _take_read(
+        self, fresh: list[Post], older: list[Post], cursors: dict[str, str], report: CycleReport
+    ) -> None:
+        """Queue a read's new posts for the host's turns (the bot's own left out), the
+        latest text of each; look at its older ones for edits now."""
+        for post in older:
+            self._check_edit(post)
+        for post in fresh:
+            if post.author.lower() != self.bot:
+                self.backlog[post.fullname] = post
+        self.held.update(cursors)  # each read's cursors cover only posts queued by now
 
     def _read_listing(self, kind: str, cursor: str | None) -> tuple[list[Post], list[Post], bool]:
         listing = self.feed.listings.get(kind) or Listing()

@@ -8,7 +8,7 @@ secret, GMs and rulings, exactly as ``referee run`` would open it::
 
     account step    the first of these that is due, if the account's budget allows:
       comments      r/a+b+c/comments once for every campaign (and each watched thread
-                    by its campaign); each worker with posts there referees them
+                    by its campaign); each worker with posts there queues them
       new           r/a+b+c/new, every ``submissions_every``-th poll
       inbox         the unread private messages once, each to its campaign's worker
                     (or, when its campaign is ambiguous, answered with the campaigns it
@@ -18,6 +18,10 @@ secret, GMs and rulings, exactly as ``referee run`` would open it::
                     requests, the roster, the digest, its moderators), the one with the
                     oldest reply waiting first; a read of new comments goes before it,
                     the other reads take turns with it
+      a turn        a campaign with posts queued referees them up to the first one it
+                    answers, after every ready reply and other work, the campaigns
+                    taking turns: one campaign's burst of costly posts delays the
+                    others by one post's work, not by the burst's
 
 Requests are counted against the account's budget once, by the host, whichever
 campaign sent them. A campaign whose config is broken or whose store cannot be opened
@@ -99,6 +103,7 @@ class AccountHost:
         self._backoff_step = 0
         self._sent = forum.usage().sent
         self._replies_turn = False
+        self._turns = 0  # the campaigns' turns at refereeing so far
         self._beats: dict[int, float] = {}
         self._warned = (0.0, 0.0)  # the raised intervals last warned about
         self.cadences: dict[Task, Cadence] = {}
@@ -199,16 +204,22 @@ class AccountHost:
         with self.lock:
             now = self.clock()
             due = min((self._read_due(task) for task in self.cadences), default=float("inf"))
+            turns = float("inf")  # refereeing queued posts sends no request: never held
             for worker in self.workers:
                 due = min(due, worker.due_at(now))
-            return max(due, self.backoff_until, self.budget.ready_at(now))
+                if worker.backlog:
+                    turns = min(turns, max(now, worker.backoff_until))
+            return min(max(due, self.backoff_until, self.budget.ready_at(now)), turns)
 
     def step(self) -> CycleReport | None:
         """Run the first thing due now (see the module); None when nothing was."""
         with self.lock:
             now = self.clock()
             if now < self.backoff_until or self.budget.ready_at(now) > now:
-                return None
+                waiting = [w for w in self.workers if w.backlog and w.backoff_until <= now]
+                if not waiting:
+                    return None
+                return self._turn(min(waiting, key=lambda w: w.turn), now)
             read = next((t for t in READS if t in self.cadences and self._read_due(t) <= now), None)
             worker = None
             if read is None or (read is not Task.COMMENTS and self._replies_turn):
@@ -218,6 +229,8 @@ class AccountHost:
                     self._replies_turn = False
                     if worker.reply_rank(now) < float("inf"):  # picked for its reply
                         return _guarded(worker, worker.reply_step)
+                    if worker.backlog:  # picked for its turn at refereeing
+                        return self._turn(worker, now)
                     return _guarded(worker, worker.step)
                 if read is not None:
                     self._replies_turn = True
@@ -225,6 +238,15 @@ class AccountHost:
                 return None
             finally:
                 self._pay()
+
+    def _turn(self, worker: HostedWorker, now: float) -> CycleReport | None:
+        """The campaign's turn at refereeing the posts its reads queued."""
+        self._turns += 1
+        worker.turn = self._turns
+        report = _guarded(worker, worker.referee_turn)
+        if report is not None and report.refereed:
+            self.pace.activity(now)  # a tagged post: the game is active (after its read)
+        return report
 
     def _read_due(self, task: Task) -> float:
         """When the account's read ``task`` is next due (the others make room for comments)."""
@@ -238,13 +260,15 @@ class AccountHost:
         self._pay()
 
     def _next_worker(self, now: float) -> HostedWorker | None:
-        """The campaign whose own work is due now, the one with the oldest reply first."""
-        best: tuple[float, int] | None = None
+        """The campaign whose own work is due now: the one with the oldest reply first,
+        then any with other work, then those with posts to referee, the one whose turn
+        was longest ago first."""
+        best: tuple[float, int, int] | None = None
         chosen = None
         for number, worker in enumerate(self.workers):
             if worker.due_at(now) > now:
                 continue
-            key = (worker.reply_rank(now), number)
+            key = (worker.reply_rank(now), worker.turn if worker.backlog else -1, number)
             if best is None or key < best:
                 best, chosen = key, worker
         return chosen
@@ -269,7 +293,7 @@ class AccountHost:
         else:
             self._backoff_step = 0
         self.cadences[task].last = now
-        if report.refereed or report.messages:
+        if report.refereed or report.messages:  # a read's new posts: see _turn
             self.pace.activity(now)
         elif task is Task.COMMENTS:
             self.pace.quiet(now)

@@ -95,17 +95,24 @@ class ReadsReddit(DeliversReplies):
                 # A thread newer than any submission read: read it first, in order.
                 sources.append(("new", key))
                 self.cadences[Task.NEW].last = self.clock()
-        for post in sorted(fresh.values(), key=reading_order):
-            self._referee_new(post, report)
-        for post in older.values():
-            if post.fullname not in fresh:
-                self._check_edit(post)
-        for cursor_key, newest in cursors.items():
-            self.state.put(cursor_key, {"newest": newest})  # every new post is newer
+        edited = [post for name, post in older.items() if name not in fresh]
+        self._take_read(sorted(fresh.values(), key=reading_order), edited, cursors, report)
         # Records, ledger rows and cursors land together. No fsync: lost to a power cut,
         # they are read and rolled again with the same dice; the intent's fsync before
         # any reply makes them durable first.
         self.store.flush(sync=False)
+
+    def _take_read(
+        self, fresh: list[Post], older: list[Post], cursors: dict[str, str], report: CycleReport
+    ) -> None:
+        """Referee a read's new posts (in reading order), look at its older ones for
+        edits, then move its cursors on (every new post is older than they are)."""
+        for post in fresh:
+            self._referee_new(post, report)
+        for post in older:
+            self._check_edit(post)
+        for cursor_key, newest in cursors.items():
+            self.state.put(cursor_key, {"newest": newest})
 
     def _unread_thread(self, comments: list[Post]) -> bool:
         """Whether a comment is in a thread newer than the new-submissions listing's cursor."""
@@ -195,9 +202,10 @@ class ReadsReddit(DeliversReplies):
         )
         return found
 
-    def _referee_new(self, post: Post, report: CycleReport) -> None:
+    def _referee_new(self, post: Post, report: CycleReport) -> bool:
+        """Referee a new post; whether it was answered now (not before, nor untagged)."""
         if post.author.lower() == self.bot:
-            return
+            return False
         log.info(
             "event=seen post=%s thread=%s author=%s edited=%s",
             post.fullname,
@@ -211,13 +219,13 @@ class ReadsReddit(DeliversReplies):
         report.new_posts += not outcome.replayed  # a thread read again holds the known ones
         self._amend(outcome.amended)
         if not outcome.has_reply:
-            return
+            return False
         record = self.posts.get(post.fullname)
         if record is not None and "delivery" in record and outcome.note_added:
             self._amend((post.fullname,))  # seen again deleted (a thread read): say so
-            return
+            return False
         if record is None or "delivery" in record:
-            return
+            return False
         report.refereed += 1
         report.tags += outcome.tags
         report.refusals += outcome.problems
@@ -235,6 +243,7 @@ class ReadsReddit(DeliversReplies):
             outcome.failed,
             state.value,
         )
+        return True
 
     def _read_inbox(self, report: CycleReport) -> None:
         """Take in the unread private messages, then mark the inbox read."""

@@ -156,7 +156,10 @@ class Rig:
             accounts[first].take_requests()
             sent = self.server.count() - before
             clock.advance(sent * request_seconds)
-            if sent or (report is not None and (report.refereed or report.delivered)):
+            worked = report is not None and bool(
+                report.refereed or report.delivered or report.new_posts
+            )
+            if sent or worked:
                 done += 1
                 idle = 0
             elif clock.now() == started:

@@ -75,8 +75,9 @@ from referee.pipeline.flow import Referee
 
 log = logging.getLogger(__name__)
 
-# Seconds between heartbeats of a campaign whose reads the host skipped (nothing new).
-QUIET_HEARTBEAT = 300.0
+# Seconds between heartbeats of a campaign whose reads the host skipped (nothing new):
+# `referee status` shows its last read within a minute (a small file's write a minute).
+QUIET_HEARTBEAT = 60.0
 LEFT_OUT_SUBJECT = "referee: your campaign is not being served"
 
 
@@ -228,7 +229,10 @@ class AccountHost:
                 if worker is not None:
                     self._replies_turn = False
                     if worker.reply_rank(now) < float("inf"):  # picked for its reply
-                        return _guarded(worker, worker.reply_step)
+                        report = _guarded(worker, worker.reply_step)
+                        if report is not None and report.delivered + report.undeliverable:
+                            worker.quiet_heartbeat()  # `referee status`: one reply fewer waits
+                        return report
                     if worker.backlog:  # picked for its turn at refereeing
                         return self._turn(worker, now)
                     return _guarded(worker, worker.step)

@@ -12,6 +12,7 @@ from referee.base.errors import ConfigError
 from referee.cli import main
 from referee.live.host import LEFT_OUT_SUBJECT
 from referee.live.host_config import load_host
+from referee.live.status import heartbeat_path, read_heartbeat
 from referee.store.store import Store
 from referee.testing.host import Rig
 from referee.testing.reddit_server import FakeReddit
@@ -174,3 +175,17 @@ def test_host_file_problems_are_all_reported(tmp_path: Path) -> None:
     assert all(
         word in refused.value.message for word in ("budget_share = 3", "'colour'", "'other'")
     )
+
+
+def test_status_of_a_hosted_campaign_is_at_most_a_minute_old(
+    server: FakeReddit, rig: Rig
+) -> None:
+    """Once its reply is posted, a campaign's heartbeat says no reply waits; while nothing
+    new comes, it still says the host read within the last minute."""
+    _tagged(server, "ashes", 1)
+    rig.run_until(server.clock.now() + 120)
+    rig.run_until(server.clock.now() + 600)  # ten quiet minutes
+    worker = next(w for w in rig.host.workers if Path(w.folder).name == "campaign-ashes")
+    beat = read_heartbeat(heartbeat_path(worker.store.path))
+    assert 0 == beat["replies_waiting"]
+    assert server.clock.now() - beat["last_read_at"] <= 60 + 10  # a minute and a poll

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from referee.cli import main
+from referee.live import operate
 from referee.live.digest import DIGEST_EVERY
 from referee.render.renderer import Renderer
 from referee.testing.reddit_server import FakeReddit
@@ -115,23 +116,34 @@ def test_a_step_that_crashed_on_the_store_reaches_the_gms(server: FakeReddit, li
     assert "No space left on device" in digest["body"] and "free space" in digest["body"]
 
 
-def test_run_with_a_log_file_writes_the_log_there(
+def test_run_with_a_log_file_writes_the_log_there_and_rotates_it(
     server: FakeReddit, live, monkeypatch, tmp_path
 ) -> None:
-    """`referee run --once --log-file FILE` writes its key=value lines to FILE."""
+    """`referee run --once --log-file FILE` writes its key=value lines to FILE, rotated
+    past its size (FILE.1 the older lines), and leaves the process's logging as it was."""
     harness = live()
     folder = harness.folder
     harness.close()
     for key, value in worker_env(server).items():
         monkeypatch.setenv(key, value)
+    monkeypatch.setattr(operate, "LOG_FILE_BYTES", 1000)  # a few lines a file
     thread = server.submit(SUB, "alice", "Scene", "Roll.")
-    post = server.comment(thread, "bob", "[[roll 1d20]]")
+    first = server.comment(thread, "bob", "[[roll 1d20]]")
     log_file = tmp_path / "referee.log"
-    for name, logger in logging.root.manager.loggerDict.items():  # another tool's dictConfig
-        if name.startswith("referee") and isinstance(logger, logging.Logger):
-            monkeypatch.setattr(logger, "disabled", False)
+    referee_log = logging.getLogger("referee")
+    before = (referee_log.level, list(referee_log.handlers))
     assert 0 == main(["--campaign", str(folder), "run", "--once", "--log-file", str(log_file)])
-    assert f"event=replied post={post}" in log_file.read_text(encoding="utf-8")
+    second = server.comment(thread, "bob", "[[roll 1d6]]")
+    server.clock.advance(60)
+    assert 0 == main(["--campaign", str(folder), "run", "--once", "--log-file", str(log_file)])
+    logs = [log_file, *(log_file.with_name(f"referee.log.{n}") for n in range(1, 6))]
+    written = "".join(f.read_text(encoding="utf-8") for f in logs if f.exists())
+    assert (True, True) == (
+        f"event=replied post={first}" in written,
+        f"event=replied post={second}" in written,
+    )
+    assert log_file.with_name("referee.log.1").exists()  # rotated
+    assert before == (referee_log.level, list(referee_log.handlers))
 
 
 def test_status_says_the_bot_is_well_then_stuck_then_stopped(

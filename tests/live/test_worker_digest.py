@@ -18,8 +18,10 @@ from referee.cli import main
 from referee.live import operate
 from referee.live.digest import DIGEST_EVERY
 from referee.render.renderer import Renderer
+from referee.testing.campaign import make_campaign, sheet
 from referee.testing.reddit_server import FakeReddit
-from referee.testing.worker import SUB, fake_reddit, worker_env
+from referee.testing.soak import SoakBot
+from referee.testing.worker import SUB, fake_reddit, reddit_section, worker_env
 
 APPLICATION = (
     "Here is Orla. [[apply]]\n\n```\nname: Orla\nrace: human\nbackground: soldier\n"
@@ -165,3 +167,25 @@ def test_status_says_the_bot_is_well_then_stuck_then_stopped(
     harness.close()
     assert 1 == main(["--campaign", str(harness.folder), "status"])
     assert "no bot is running" in capsys.readouterr().err
+
+
+def test_a_bot_killed_right_after_its_digest_sends_no_second_one_within_the_hour(
+    tmp_path,
+) -> None:
+    """SIGKILL once Reddit took the GM's digest, before the bot read the answer: the bot
+    started again sends no second digest within the hour (a crash loop is no flood)."""
+    with FakeReddit() as server:
+        server.add_subreddit(SUB, moderators=["gm"])  # the bot may not write the wiki
+        extra = reddit_section(server, 'wiki_page = "roster"\n')
+        make_campaign(tmp_path / "campaign", [sheet("Kara")], extra_config=extra).close()
+        with (tmp_path / "bot.log").open("a", encoding="utf-8") as log:
+            bot = SoakBot(server, tmp_path / "campaign", log)
+            bot.start()
+            thread = server.submit(SUB, "alice", "Scene", "Roll.")
+            server.comment(thread, "bob", "[[roll 1d20]]")
+            bot.kill_within(path="/api/compose", after_action=True)
+            bot.run_until(server.clock.now() + 600)
+            assert (1, 1) == (bot.crashes, len(_digests(server, "gm")))  # killed, and sent
+            bot.run_until(server.clock.now() + DIGEST_EVERY - 900)
+            bot.stop()
+        assert 1 == len(_digests(server, "gm"))

@@ -95,7 +95,8 @@ def test_a_wiki_page_the_bot_may_not_write_is_told_once(server: FakeReddit, live
 def test_run_once_exits_1_when_its_cycle_had_errors(
     server: FakeReddit, live, broken_applications, monkeypatch, capsys
 ) -> None:
-    """`referee run --once` prints "1 error" and exits 1 (cron mails it); a clean run 0."""
+    """`referee run --once` prints "1 error", tells the GMs at once and exits 1 (cron
+    mails it); a clean run 0."""
     harness = live()
     folder = harness.folder
     harness.close()
@@ -105,8 +106,11 @@ def test_run_once_exits_1_when_its_cycle_had_errors(
     server.comment(thread, "orla", APPLICATION)
     assert 1 == main(["--campaign", str(folder), "run", "--once"])
     assert "1 error." in capsys.readouterr().out
+    (digest,) = _digests(server, "gm")  # told now, not at the next run
+    assert "orla" in digest["body"]
     server.comment(thread, "bob", "[[roll 1d20]]")
     assert 0 == main(["--campaign", str(folder), "run", "--once"])
+    assert 1 == len(_digests(server, "gm"))
 
 
 def test_a_step_that_crashed_on_the_store_reaches_the_gms(server: FakeReddit, live) -> None:

@@ -102,7 +102,9 @@ def main() -> None:
     )
     hours = report.hours
     first, last = hours[0], hours[-1]
-    lasting = [h for h in hours if h.starts == last.starts]  # the last process's hours
+    # The last process's hours: from the hour of the last restart or kill (a restart on
+    # an hour's boundary is that hour's event; the hour before ended in the old process).
+    lasting = hours[max((i for i, h in enumerate(hours) if h.events), default=0) :]
     print(
         f"RSS: hour 1 {first.rss / 1e6:.1f} MB, hour {last.number} {last.rss / 1e6:.1f} MB "
         f"({(last.rss / first.rss - 1) * 100:+.1f}%); the last process: hour "

@@ -7,7 +7,8 @@ not lose it. When the digest holds something and the last one went out at least
 ``DIGEST_EVERY`` seconds ago, the worker sends it by private message to each GM (the
 watched subreddits' moderators and ``[campaign] gms``, the bot left out), one message
 each; a problem is told once (its key is remembered), however often it recurs. Every
-line says what to do about it.
+line says what to do about it. The hour is recorded before the first message goes, so a
+bot killed while sending tells those lines again an hour later at the soonest.
 """
 
 from __future__ import annotations
@@ -132,6 +133,10 @@ class TellsGMs(WorkerParts):
             + "\n".join(lines)
             + "\n\nAt most one such message an hour; `referee status` shows the bot's state."
         )
+        # The hour starts before the first message goes: a bot killed once Reddit took
+        # one finds it started, and sends no second digest within it.
+        self.state.put(DIGEST_KEY, self._digest)
+        self.store.flush(sync=False)
         sent = 0
         for name in gms:
             try:

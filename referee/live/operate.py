@@ -69,14 +69,19 @@ def _log_to_file(path: Path) -> logging.Handler:
 
 
 def run(args: argparse.Namespace) -> int:
-    # The live bot's log is its output: one key=value line per step of every post.
-    logging.getLogger("referee").setLevel(logging.INFO)
+    # The live bot's log is its output: one key=value line per step of every post. Both
+    # the level and the file are the run's own: a caller in the same process (a test, a
+    # tool calling main) finds the referee's logging as it was.
+    logger = logging.getLogger("referee")
+    level = logger.level
+    logger.setLevel(logging.INFO)
     handler = _log_to_file(args.log_file) if args.log_file else None
     try:
         return _run(args)
     finally:
+        logger.setLevel(level)
         if handler is not None:
-            logging.getLogger("referee").removeHandler(handler)
+            logger.removeHandler(handler)
             handler.close()
 
 

@@ -298,10 +298,15 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests, KeepsPa
         """Run every task due now, one after another; ``full``: every read, due or not.
 
         The budget is counted but not waited for: a cycle is a bounded handful of
-        requests (``run --once`` from cron, and the tests).
+        requests (``run --once`` from cron, and the tests). A ``full`` cycle ends by
+        sending the GMs' digest if one is due, with the failures it met itself: the
+        next ``run --once`` may be hours away.
         """
         with self.lock:
-            return self._run(list(Task), full=full)
+            report = self._run(list(Task), full=full)
+            if full and self._digest_due(self.clock()) <= self.clock():
+                report.digests += self._run([Task.DIGEST]).digests
+            return report
 
     def deliver_due(self) -> CycleReport:
         """Post the replies whose wait is over."""

@@ -15,10 +15,13 @@ from collections.abc import Iterator
 import pytest
 
 from referee.cli import main
+from referee.live import operate
 from referee.live.digest import DIGEST_EVERY
 from referee.render.renderer import Renderer
+from referee.testing.campaign import make_campaign, sheet
 from referee.testing.reddit_server import FakeReddit
-from referee.testing.worker import SUB, fake_reddit, worker_env
+from referee.testing.soak import SoakBot
+from referee.testing.worker import SUB, fake_reddit, reddit_section, worker_env
 
 APPLICATION = (
     "Here is Orla. [[apply]]\n\n```\nname: Orla\nrace: human\nbackground: soldier\n"
@@ -92,7 +95,8 @@ def test_a_wiki_page_the_bot_may_not_write_is_told_once(server: FakeReddit, live
 def test_run_once_exits_1_when_its_cycle_had_errors(
     server: FakeReddit, live, broken_applications, monkeypatch, capsys
 ) -> None:
-    """`referee run --once` prints "1 error" and exits 1 (cron mails it); a clean run 0."""
+    """`referee run --once` prints "1 error", tells the GMs at once and exits 1 (cron
+    mails it); a clean run 0."""
     harness = live()
     folder = harness.folder
     harness.close()
@@ -102,8 +106,11 @@ def test_run_once_exits_1_when_its_cycle_had_errors(
     server.comment(thread, "orla", APPLICATION)
     assert 1 == main(["--campaign", str(folder), "run", "--once"])
     assert "1 error." in capsys.readouterr().out
+    (digest,) = _digests(server, "gm")  # told now, not at the next run
+    assert "orla" in digest["body"]
     server.comment(thread, "bob", "[[roll 1d20]]")
     assert 0 == main(["--campaign", str(folder), "run", "--once"])
+    assert 1 == len(_digests(server, "gm"))
 
 
 def test_a_step_that_crashed_on_the_store_reaches_the_gms(server: FakeReddit, live) -> None:
@@ -115,23 +122,34 @@ def test_a_step_that_crashed_on_the_store_reaches_the_gms(server: FakeReddit, li
     assert "No space left on device" in digest["body"] and "free space" in digest["body"]
 
 
-def test_run_with_a_log_file_writes_the_log_there(
+def test_run_with_a_log_file_writes_the_log_there_and_rotates_it(
     server: FakeReddit, live, monkeypatch, tmp_path
 ) -> None:
-    """`referee run --once --log-file FILE` writes its key=value lines to FILE."""
+    """`referee run --once --log-file FILE` writes its key=value lines to FILE, rotated
+    past its size (FILE.1 the older lines), and leaves the process's logging as it was."""
     harness = live()
     folder = harness.folder
     harness.close()
     for key, value in worker_env(server).items():
         monkeypatch.setenv(key, value)
+    monkeypatch.setattr(operate, "LOG_FILE_BYTES", 1000)  # a few lines a file
     thread = server.submit(SUB, "alice", "Scene", "Roll.")
-    post = server.comment(thread, "bob", "[[roll 1d20]]")
+    first = server.comment(thread, "bob", "[[roll 1d20]]")
     log_file = tmp_path / "referee.log"
-    for name, logger in logging.root.manager.loggerDict.items():  # another tool's dictConfig
-        if name.startswith("referee") and isinstance(logger, logging.Logger):
-            monkeypatch.setattr(logger, "disabled", False)
+    referee_log = logging.getLogger("referee")
+    before = (referee_log.level, list(referee_log.handlers))
     assert 0 == main(["--campaign", str(folder), "run", "--once", "--log-file", str(log_file)])
-    assert f"event=replied post={post}" in log_file.read_text(encoding="utf-8")
+    second = server.comment(thread, "bob", "[[roll 1d6]]")
+    server.clock.advance(60)
+    assert 0 == main(["--campaign", str(folder), "run", "--once", "--log-file", str(log_file)])
+    logs = [log_file, *(log_file.with_name(f"referee.log.{n}") for n in range(1, 6))]
+    written = "".join(f.read_text(encoding="utf-8") for f in logs if f.exists())
+    assert (True, True) == (
+        f"event=replied post={first}" in written,
+        f"event=replied post={second}" in written,
+    )
+    assert log_file.with_name("referee.log.1").exists()  # rotated
+    assert before == (referee_log.level, list(referee_log.handlers))
 
 
 def test_status_says_the_bot_is_well_then_stuck_then_stopped(
@@ -153,3 +171,25 @@ def test_status_says_the_bot_is_well_then_stuck_then_stopped(
     harness.close()
     assert 1 == main(["--campaign", str(harness.folder), "status"])
     assert "no bot is running" in capsys.readouterr().err
+
+
+def test_a_bot_killed_right_after_its_digest_sends_no_second_one_within_the_hour(
+    tmp_path,
+) -> None:
+    """SIGKILL once Reddit took the GM's digest, before the bot read the answer: the bot
+    started again sends no second digest within the hour (a crash loop is no flood)."""
+    with FakeReddit() as server:
+        server.add_subreddit(SUB, moderators=["gm"])  # the bot may not write the wiki
+        extra = reddit_section(server, 'wiki_page = "roster"\n')
+        make_campaign(tmp_path / "campaign", [sheet("Kara")], extra_config=extra).close()
+        with (tmp_path / "bot.log").open("a", encoding="utf-8") as log:
+            bot = SoakBot(server, tmp_path / "campaign", log)
+            bot.start()
+            thread = server.submit(SUB, "alice", "Scene", "Roll.")
+            server.comment(thread, "bob", "[[roll 1d20]]")
+            bot.kill_within(path="/api/compose", after_action=True)
+            bot.run_until(server.clock.now() + 600)
+            assert (1, 1) == (bot.crashes, len(_digests(server, "gm")))  # killed, and sent
+            bot.run_until(server.clock.now() + DIGEST_EVERY - 900)
+            bot.stop()
+        assert 1 == len(_digests(server, "gm"))

@@ -18,7 +18,7 @@ subreddit and its GM as the subreddit's moderator: a system's demo (``--system N
 by default the stepped one) or a campaign of the GM's (``--campaign DIR``, copied, never
 changed; see :mod:`referee.testing.trial`). It writes the trial's folder (``--trial``,
 ``/tmp/referee-local``: a ``config.toml`` pointing the bot at this server, the copied
-sheets, a ``praw.ini`` holding the look-alike's credentials, and ``local-reddit.json``
+sheets and store, a ``praw.ini`` holding the look-alike's credentials, and ``local-reddit.json``
 for the other sub-commands), prints the commands to use, and then prints each reply the
 bot posts, until Ctrl-C. With ``--once`` it runs the bot for one cycle instead, shows its
 replies and stops. The other sub-commands, in a second terminal, run the bot in the
@@ -40,7 +40,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from referee.pipeline.batch import load_thread
-from referee.pipeline.campaign import load_config
+from referee.pipeline.campaign import STORE_NAME, load_config
+from referee.store.store import Store
 from referee.testing import fake_client
 from referee.testing.fake_client import LocalReddit
 from referee.testing.reddit_server import FakeReddit, WallClock
@@ -133,13 +134,20 @@ def seed_source(server: FakeReddit, source: Source) -> tuple[str, str, int]:
 
 
 def _owners(data: Path) -> dict[str, list[str]]:
-    """The owners of the characters in ``data``/characters.toml: account -> names."""
+    """The owners of the characters in ``data``: its characters.toml and, when the
+    campaign has one, its store (characters imported or approved): account -> names."""
     owners: dict[str, list[str]] = {}
     sheets = data / "characters.toml"
     if sheets.is_file():
         for character in tomllib.loads(sheets.read_text(encoding="utf-8")).get("character", []):
             if character.get("owner"):
                 owners.setdefault(str(character["owner"]), []).append(str(character["name"]))
+    if (data / STORE_NAME).exists():
+        with Store(data / STORE_NAME, read_only=True) as store:
+            for record in store.table("characters").values():
+                owner, name = record.get("owner"), record.get("name")
+                if owner and name and name not in owners.get(str(owner), []):
+                    owners.setdefault(str(owner), []).append(str(name))
     return owners
 
 
@@ -355,7 +363,7 @@ def parser() -> argparse.ArgumentParser:
     played.add_argument(
         "--campaign",
         type=Path,
-        help="play your campaign in this folder (its config.toml and sheets are copied; "
+        help="play your campaign in this folder (its config.toml, sheets and store are copied; "
         "the folder is never changed)",
     )
     start.add_argument(

@@ -20,8 +20,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.base.errors import ConfigError
+from referee.base.errors import ConfigError, StoreError
 from referee.pipeline.campaign import load_config
+from referee.store.backup import copy_store
 from referee.testing.shipped import GENERATED
 
 if sys.version_info >= (3, 11):
@@ -224,6 +225,14 @@ def write_trial(folder: Path, source: Source, subreddit: str, url: str) -> None:
         return set(generated(where, names)) | {n for n in names if (Path(where) / n) == secret}
 
     shutil.copytree(config.data_dir, data, ignore=left_behind)
+    if config.store_path.exists():  # characters imported or approved live in the store
+        try:
+            copy_store(config.store_path, data)  # consistent even while its bot runs
+        except StoreError as error:
+            raise SystemExit(
+                f"The campaign's store does not check out ({error}); run "
+                f"`referee --campaign {source.config.parent} verify` to see why."
+            ) from None
     lines = [
         "# The local trial's sheets are a copy (in data/); the tables and templates are read",
         f"# where the campaign keeps them. The rest is {source.config}'s.",

@@ -16,7 +16,8 @@ from referee.testing.reddit_server import FakeReddit, WallClock
 from referee.testing.serve import describe, seed_source, write_campaign
 from referee.testing.serve import main as serve
 from referee.testing.shipped import DATA, REPO, copy_shipped
-from referee.testing.trial import MARK, demo_systems, make_folder
+from referee.store.store import Store
+from referee.testing.trial import MARK, demo_systems, find_source, make_folder
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -202,3 +203,26 @@ def test_a_trial_folder_inside_the_campaign_is_refused(tmp_path, capsys):
         _digest(campaign),
         (campaign / "trial").exists(),
     )
+
+
+def test_a_character_imported_into_the_store_plays_in_the_trial(tmp_path, monkeypatch, capsys):
+    """The README's first steps: `referee new`, `import --owner nova_plays`, then the trial.
+    The imported character (in the store, not the sheets file) is in the trial's copy,
+    its player has an account there, and the campaign's folder is left as it was."""
+    campaign = tmp_path / "my-campaign"
+    assert 0 == main(["new", str(campaign), "--system", "pool", "--name", "Kestrel"])
+    sheet = campaign / "sample-sheet.txt"
+    assert 0 == main(["--campaign", str(campaign), "import", str(sheet), "--owner", "nova_plays"])
+    capsys.readouterr()
+    before = _digest(campaign)
+    source = find_source(None, campaign, REPO)
+    with FakeReddit() as server:
+        subreddit, thread, _ = seed_source(server, source)
+        write_campaign(tmp_path / "trial", server, subreddit, source)
+        local = describe(server, subreddit, thread, tmp_path / "trial" / "data")
+        known = {name.casefold() for name in server.passwords()}
+    with Store(tmp_path / "trial" / "data" / "store.json", read_only=True) as store:
+        owners = [c.get("owner") for c in store.table("characters").values()]
+    assert (["nova_plays"], True) == (owners, "nova_plays" in known)
+    assert local.roles["nova_plays"].startswith("player of ")
+    assert before == _digest(campaign)

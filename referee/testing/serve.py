@@ -39,6 +39,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from referee.base.errors import StoreError
 from referee.pipeline.batch import load_thread
 from referee.pipeline.campaign import STORE_NAME, load_config
 from referee.store.store import Store
@@ -142,12 +143,15 @@ def _owners(data: Path) -> dict[str, list[str]]:
         for character in tomllib.loads(sheets.read_text(encoding="utf-8")).get("character", []):
             if character.get("owner"):
                 owners.setdefault(str(character["owner"]), []).append(str(character["name"]))
-    if (data / STORE_NAME).exists():
-        with Store(data / STORE_NAME, read_only=True) as store:
-            for record in store.table("characters").values():
-                owner, name = record.get("owner"), record.get("name")
-                if owner and name and name not in owners.get(str(owner), []):
-                    owners.setdefault(str(owner), []).append(str(name))
+    try:
+        store = Store(data / STORE_NAME, read_only=True)
+    except StoreError:  # no store yet: the sheets are all there is
+        return owners
+    with store:
+        for record in store.table("characters").values():
+            owner, name = record.get("owner"), record.get("name")
+            if owner and name and name not in owners.get(str(owner), []):
+                owners.setdefault(str(owner), []).append(str(name))
     return owners
 
 

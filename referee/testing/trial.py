@@ -22,7 +22,7 @@ from pathlib import Path
 
 from referee.base.errors import ConfigError, StoreError
 from referee.pipeline.campaign import load_config
-from referee.store.backup import copy_store
+from referee.store.backup import copy_store, store_files
 from referee.testing.shipped import GENERATED
 
 if sys.version_info >= (3, 11):
@@ -225,7 +225,7 @@ def write_trial(folder: Path, source: Source, subreddit: str, url: str) -> None:
         return set(generated(where, names)) | {n for n in names if (Path(where) / n) == secret}
 
     shutil.copytree(config.data_dir, data, ignore=left_behind)
-    if config.store_path.exists():  # characters imported or approved live in the store
+    if any(f.exists() for f in store_files(config.store_path)):  # imported characters live there
         try:
             copy_store(config.store_path, data)  # consistent even while its bot runs
         except StoreError as error:

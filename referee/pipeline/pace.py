@@ -334,6 +334,11 @@ class PaceKeeper:
         known = table.get(key)
         if known is None or float(known.get("created", 0.0)) < post.created:
             table.put(key, {"post": post.fullname, "created": post.created})
+        title = post.title[: pace_state.TITLE_CHARS]
+        if title:  # a catch-up names the thread by it; written only when it changes
+            titles = self.store.table(pace_state.THREAD_TITLES)
+            if (titles.get(post.thread) or {}).get("title") != title:
+                titles.put(post.thread, {"title": title})
 
 
 def _subject(text: str) -> str:

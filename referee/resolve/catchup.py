@@ -49,6 +49,7 @@ class ThreadCatchup:
     tracker: Tracker | None  # the thread's initiative now (None: no fight)
     until: float | None = None  # the current turn's deadline
     overdue: bool = False
+    title: str = ""  # the thread's title, when a read saw it ("" otherwise)
 
     @property
     def count(self) -> int:
@@ -79,6 +80,7 @@ class CatchupResult:
             "threads": [
                 {
                     "thread": t.thread,
+                    "title": t.title,
                     "link": t.link,
                     "lines": [line.__dict__ for line in t.lines],
                     "more": t.more,
@@ -214,4 +216,5 @@ def _summary(
         tracker,
         until,
         overdue,
+        str((context.table(pace_state.THREAD_TITLES).get(thread) or {}).get("title", "")),
     )

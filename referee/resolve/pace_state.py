@@ -49,6 +49,8 @@ PLAYERS = "pace_players"
 AWAY = "away"
 NOTICES = "notices"
 LAST_POSTS = "last_posts"
+THREAD_TITLES = "thread_titles"  # each thread's title, as a listing last said it
+TITLE_CHARS = 80  # of a title kept (a thread's title may be 300)
 # Tracker actions after which the thread's turn is a new one, even at the same score.
 NEW_TURN = frozenset({"next", "started", "restarted"})
 PENDING = "pending"  # a notice's state: to be sent (sending, then deleted once sent)

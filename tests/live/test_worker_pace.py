@@ -181,6 +181,10 @@ def test_catchup_by_thread_and_by_message(server, live) -> None:
     # A blank line ends the list: Reddit would read "Now" as part of the last verdict.
     assert "\n\nNow: round 1, **Dax Orr**'s turn, until" in body
     assert "**Catch-up for u/lio**, thread by thread:" in _unescaped(private["body"])
+    # Each thread is named by its title, as the players know it, not by its id.
+    link = f"(https://www.reddit.com/comments/{fight.thread[3:]}/)"
+    assert body.startswith(f"**Catch-up** in [The ambush]{link}")
+    assert f"* [The ambush]{link}" in _unescaped(private["body"])
 
 
 def test_a_restart_mid_week_keeps_every_clock(server, live) -> None:

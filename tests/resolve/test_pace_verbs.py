@@ -252,3 +252,15 @@ def test_a_deadline_set_on_a_turn_that_had_none_counts_from_the_tag(open_campaig
     moved = table.post("kara", "[[next]]", hours=1)
     assert "Kara Venn's turn, until Mon 2 Dec 03:00 UTC" in set_later
     assert "**Dax Orr**'s turn, until Mon 2 Dec 04:00 UTC" in moved
+
+
+def test_a_catchup_names_each_thread_by_its_title_escaped(table) -> None:
+    """A thread is named by the title the bot read, its Markdown escaped: a title cannot
+    break the link or add one of its own."""
+    table.fight()
+    table.post("kara", "[[roll 1d20]]")
+    titles = table.campaign.store.table(pace_state.THREAD_TITLES)
+    titles.put("t3_fight", {"title": "Ambush](https://evil.example) *now*"})
+    asked = Post("t4_asked", "t4_conversation", "kara", "[[catchup]]", T0 + 2 * HOUR)
+    raw = table.referee.referee(asked).text  # as Reddit gets it, not unescaped for reading
+    assert "* [Ambush&#93;\\(https\\:&#47;&#47;evil\\.example\\) \\*now\\*](https://" in raw

@@ -265,7 +265,7 @@ def _run(local: LocalReddit, args: argparse.Namespace) -> int:
 
 
 def _accounts(local: LocalReddit, args: argparse.Namespace) -> int:
-    print(f"r/{local.subreddit} at {local.url}; the demo thread is {local.thread}.")
+    print(f"r/{local.subreddit} at {local.url}; the trial's thread is {local.thread}.")
     width = max(map(len, local.accounts))
     for name, password in sorted(local.accounts.items()):
         print(f"  {name.ljust(width)}  password {password!r:16}  {local.roles.get(name, '')}")
@@ -390,7 +390,7 @@ def parser() -> argparse.ArgumentParser:
     commands.add_parser("accounts", parents=[trial], help="who may log in, and as what")
     post = commands.add_parser("post", parents=[trial, author], help="comment in the thread")
     post.add_argument("text")
-    post.add_argument("--to", help="the fullname to reply to (default: the demo thread)")
+    post.add_argument("--to", help="the fullname to reply to (default: the trial's thread)")
     submit = commands.add_parser(
         "submit", parents=[trial, author], help="start a new thread (a self post)"
     )

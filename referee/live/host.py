@@ -54,12 +54,12 @@ from referee.live.host_config import Account, HostedCampaign, HostFile, load_hos
 from referee.live.parts import (
     ACTIVE_HOLD,
     LEAD_SHARE,
-    MAX_BACKOFF,
     READ_SHARE,
     READS,
     REPLY_MARGIN,
     CycleReport,
     Task,
+    backoff_delay,
 )
 from referee.live.reddit import LISTING_REACH, Failure, Forum, ForumError, open_forum
 from referee.live.schedule import (
@@ -370,9 +370,7 @@ class AccountHost:
 
     def _back_off(self, error: ForumError) -> None:
         self._backoff_step += 1
-        delay = min(MAX_BACKOFF, self.pace.interval * 2 ** (self._backoff_step - 1))
-        if error.retry_after:
-            delay = max(delay, error.retry_after)
+        delay = backoff_delay(self._backoff_step, self.pace.interval, error.retry_after)
         self.backoff_until = self.clock() + delay
         log.warning(
             "event=back_off account=%s failure=%s seconds=%.0f reason=%r",

@@ -232,3 +232,14 @@ class WorkerParts:
         def _tell_notice(self, key: str, notice: dict[str, Any], reason: str) -> None:
             """Keep a notice that cannot be sent for the GMs' digest."""
             ...
+
+
+def backoff_delay(failures: int, interval: float, retry_after: float | None) -> float:
+    """Seconds to wait after the ``failures``-th failed request in a row: the poll interval,
+    doubled each time up to :data:`MAX_BACKOFF`, and never less than Reddit asked.
+
+    >>> backoff_delay(1, 5.0, None), backoff_delay(3, 5.0, 60.0), backoff_delay(20, 5.0, None)
+    (5.0, 60.0, 900.0)
+    """
+    delay = min(MAX_BACKOFF, interval * 2 ** (failures - 1))
+    return max(delay, retry_after) if retry_after else delay

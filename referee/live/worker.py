@@ -87,7 +87,6 @@ from referee.live.digest import TellsGMs
 from referee.live.parts import (
     ACTIVE_HOLD,
     LEAD_SHARE,
-    MAX_BACKOFF,
     OPEN_KEY,
     READ_SHARE,
     REPLY_MARGIN,
@@ -96,6 +95,7 @@ from referee.live.parts import (
     CycleStopped,
     Delivery,
     Task,
+    backoff_delay,
     iso_time,
     thread_fullname,
 )
@@ -472,9 +472,7 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests, KeepsPa
 
     def _back_off(self, error: ForumError) -> None:
         self._backoff_step += 1
-        delay = min(MAX_BACKOFF, self.pace.interval * 2 ** (self._backoff_step - 1))
-        if error.retry_after:
-            delay = max(delay, error.retry_after)
+        delay = backoff_delay(self._backoff_step, self.pace.interval, error.retry_after)
         if error.failure is Failure.UNCERTAIN:
             delay = 0.0  # nothing is wrong with Reddit as such; the next step looks first
         self.backoff_until = self.clock() + delay

@@ -34,10 +34,11 @@ Fraction(58291554324029, 160000000000000)
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import replace
 from fractions import Fraction
 from itertools import product
-from math import prod
+from math import lcm, prod
 
 from referee.base.effort import Effort
 from referee.systems.trikus.duel import SIDES, Entrant, PairEnd
@@ -157,7 +158,11 @@ class Counting:
 
 
 Level = dict[tuple[int, tuple[int, ...]], int]  # (GM dice left, sorted lanes) -> mass
-Groups = Counter[tuple[Step, ...]]  # each lane's step, per effect of the GM's die -> faces
+# Each lane's step (interned: LaneModel.parts), per effect of the GM's die -> its faces.
+Groups = dict[tuple[int, ...], int]
+# A join of steps, for any mass: (sorted lanes after, weight) pairs, over a denominator,
+# and the combinations of steps it took (what it costs).
+Join = tuple[tuple[tuple[tuple[int, ...], int], ...], int, int]
 
 
 class _Walk:
@@ -176,7 +181,8 @@ class _Walk:
         self.finished: defaultdict[tuple[int, ...], int] = defaultdict(int)
         self.ended = [[0] * len(ENDS) for _ in range(classes)]
         self.quiet_masks: dict[int, int] = {}
-        self.quiet_steps: dict[int, tuple[Step, ...]] = {}
+        self.quiet_steps: dict[int, tuple[int, ...]] = {}
+        self.quiet_joins: dict[tuple[int, ...], Join] = {}  # by the prepared lanes
         self.levels: defaultdict[int, Level] = defaultdict(dict)
         self.level = -1
         self.pending: list[tuple[tuple[int, tuple[int, ...]], int]] = []
@@ -222,11 +228,11 @@ class _Walk:
         if not live or gm_left <= 1 or len(live) == 1:
             lanes.spent(STATE)
         elif gm_left == 2 and not held:
-            groups = self.quiet_groups(ready)
-            lanes.spent(STATE + 2 * sum(prod(len(p[0]) for p in parts) for parts in groups))
+            join = self.quiet_join(ready)
+            lanes.spent(STATE + 2 * join[2])
         else:
-            groups = self.groups(ready, held)
-            lanes.spent(STATE + sum(prod(len(t[0]) for t in effect) for effect in groups))
+            join = self.join(self.groups(ready, held), 1 if held else SIDES)
+            lanes.spent(STATE + join[2])
         # Nothing is changed before this line: a count stopped above resumes at this state.
         for kind, end in ended:
             self.ended[kind][end] += mass
@@ -241,9 +247,17 @@ class _Walk:
             for lane in live:
                 self.now[lane] += mass
         elif gm_left == 2 and not held:
-            self.last_two(live, groups, mass)
+            self.last_two(live, join, mass)
         else:
-            self.throw(gm_left, ready, held, groups, mass)
+            self.throw(gm_left, ready, held, join, mass)
+
+    def quiet_join(self, ready: tuple[int, ...]) -> Join:
+        """:meth:`quiet_groups` joined, kept per prepared lanes: the same corrections
+        recur from many states."""
+        found = self.quiet_joins.get(ready)
+        if found is None:
+            found = self.quiet_joins[ready] = self.join(self.quiet_groups(ready), SIDES)
+        return found
 
     def quiet_groups(self, ready: tuple[int, ...]) -> Groups:
         """Per effect of the GM's second-to-last die after which every lane may be held:
@@ -252,9 +266,8 @@ class _Walk:
         for lane in ready:
             faces &= self.quiet_faces(lane)
         if not faces:
-            return Counter()
-        steps = [self.quiet_step(lane) for lane in ready]
-        return Counter(tuple(step[d] for step in steps) for d in range(SIDES) if faces >> d & 1)
+            return {}
+        return _tally((self.quiet_step(lane) for lane in ready), faces)
 
     def last_two_fast(self, state: tuple[int, ...], mass: int) -> bool:
         """:meth:`state` for the commonest state, the GM's 2 last dice to come and some
@@ -282,56 +295,83 @@ class _Walk:
         for lane in state:
             both[lane] += mass
         if faces:
-            steps = [self.quiet_steps[lane] for lane in ready]
-            groups = Counter(
-                tuple(step[d] for step in steps) for d in range(SIDES) if faces >> d & 1
-            )
-            self.corrections(groups, mass)
+            self.corrections(self.quiet_join(tuple(ready)), mass)
         return True
 
-    def last_two(self, live: tuple[int, ...], groups: Groups, mass: int) -> None:
+    def last_two(self, live: tuple[int, ...], join: Join, mass: int) -> None:
         """Each lane's own chance with both dice thrown in turn, and the corrections: after
         the first, every lane held (a joint state, each lane's part of it taken as it is)."""
         for lane in live:
             self.both[lane] += mass
-        self.corrections(groups, mass)
+        self.corrections(join, mass)
 
-    def corrections(self, groups: Groups, mass: int) -> None:
+    def corrections(self, join: Join, mass: int) -> None:
         """The throws after which every lane is held: their joint states, taken as they are
         (:meth:`~.odds_models.LaneModel.finish`) instead of as if the GM threw at once."""
         finished, now = self.finished, self.now
-        for parts, count in groups.items():
-            denominator = SIDES
-            for _, divisor in parts:
-                denominator *= divisor
-            start = mass * count
-            for combo in product(*(p[0] for p in parts)):
-                weight = start
-                for _, w in combo:
-                    weight *= w
-                weight, rest = divmod(weight, denominator)
-                assert not rest, "a chance finer than the dice"
-                after = tuple(sorted([lane for lane, _ in combo]))
-                finished[after] += weight
-                for lane in after:  # counted above as if the GM threw at once
-                    now[lane] -= weight
+        outcomes, denominator, _ = join
+        for after, w in outcomes:
+            weight, rest = divmod(mass * w, denominator)
+            assert not rest, "a chance finer than the dice"
+            finished[after] += weight
+            for lane in after:  # counted above as if the GM threw at once
+                now[lane] -= weight
+
+    def join(self, groups: Groups, sides: int) -> Join:
+        """Every joint outcome of ``groups`` (sorted lanes after) with its weight over one
+        denominator, for any mass; ``sides``: 10 when the GM's die is thrown, else 1.
+
+        The weights are small integers: the mass multiplies in once per outcome.
+        """
+        parts = self.lanes.parts
+        effects = []
+        for effect, faces in groups.items():
+            denominator = sides
+            for step in effect:
+                denominator *= parts[step][2]
+            effects.append((effect, faces, denominator))
+        common = lcm(*(denominator for _, _, denominator in effects))
+        joined: dict[tuple[int, ...], int] = {}
+        get = joined.get
+        combinations = 0
+        for effect, faces, denominator in effects:
+            scale = faces * (common // denominator)
+            steps = [parts[step] for step in effect]
+            size = prod(len(step[0]) for step in steps)
+            combinations += size
+            if size == 1:  # one way each (often so, when held): no product to walk
+                key = tuple(sorted([step[0][0] for step in steps]))
+                joined[key] = get(key, 0) + scale * prod([step[1][0] for step in steps])
+                continue
+            combos = zip(
+                product(*[step[0] for step in steps]),
+                product(*[step[1] for step in steps]),
+                strict=True,
+            )
+            for after, weights in combos:
+                key = tuple(sorted(after))
+                joined[key] = get(key, 0) + scale * prod(weights)
+        return tuple(joined.items()), common, combinations
 
     def quiet_faces(self, lane: int) -> int:
         """The faces of the GM's die (bit d-1 for face d) after which the lane may be held."""
         found = self.quiet_masks.get(lane)
         if found is None:
             steps = self.quiet_step(lane)
-            found = self.quiet_masks[lane] = sum(1 << d for d in range(SIDES) if steps[d][0])
+            parts = self.lanes.parts
+            found = self.quiet_masks[lane] = sum(1 << d for d in range(SIDES) if parts[steps[d]][0])
         return found
 
-    def quiet_step(self, lane: int) -> tuple[Step, ...]:
-        """Per face of the GM's die: the held (or ended) lanes the throw leads to."""
+    def quiet_step(self, lane: int) -> tuple[int, ...]:
+        """Per face of the GM's die: the held (or ended) lanes the throw leads to (an
+        interned step)."""
         found = self.quiet_steps.get(lane)
         if found is None:
             lanes = self.lanes
-            faces: list[Step] = []
+            faces: list[int] = []
             for after, divisor in lanes.faces(lane):
-                faces.append((tuple((a, w) for a, w in after if lanes.quiet(a, 1)), divisor))
+                quiet: Step = (tuple((a, w) for a, w in after if lanes.quiet(a, 1)), divisor)
+                faces.append(lanes.intern(quiet))
             found = self.quiet_steps[lane] = tuple(faces)
         return found
 
@@ -339,30 +379,24 @@ class _Walk:
         """Each lane's step per effect of the GM's die (none while it holds every pair)."""
         lanes = self.lanes
         if held:  # the GM holds every pair and waits: only the players roll
-            return Counter({tuple(lanes.step(lane, 0) for lane in ready): 1})
-        return Counter(zip(*(lanes.faces(lane) for lane in ready), strict=True))
+            return {tuple(lanes.intern(lanes.step(lane, 0)) for lane in ready): 1}
+        return _tally((lanes.face_steps(lane) for lane in ready), (1 << SIDES) - 1)
 
     def throw(
-        self, gm_left: int, ready: tuple[int, ...], held: bool, groups: Groups, mass: int
+        self, gm_left: int, ready: tuple[int, ...], held: bool, join: Join, mass: int
     ) -> None:
         """Every way the next throw goes, jointly (GM faces with one effect taken together)."""
         lanes = self.lanes
         rolling = sum(1 for lane in ready if lanes.control[lane] != PLAYER and lanes.dice[lane])
         gm_after = gm_left - (not held)
         target = self.levels[self.level - (not held) - rolling]
-        for effect, faces in groups.items():
-            denominator = SIDES if not held else 1
-            for _, divisor in effect:
-                denominator *= divisor
-            start = mass * faces
-            for combo in product(*[step[0] for step in effect]):
-                weight = start
-                for _, w in combo:
-                    weight *= w
-                weight, rest = divmod(weight, denominator)
-                assert not rest, "a chance finer than the dice"
-                key = (gm_after, tuple(sorted([lane for lane, _ in combo])))
-                target[key] = target.get(key, 0) + weight
+        get = target.get
+        outcomes, denominator, _ = join
+        for after, w in outcomes:
+            weight, rest = divmod(mass * w, denominator)
+            assert not rest, "a chance finer than the dice"
+            key = (gm_after, after)
+            target[key] = get(key, 0) + weight
 
     def totals(self) -> list[list[Fraction]]:
         """Each class's ends summed over its players: the deferred chances weighed."""
@@ -387,3 +421,13 @@ class _Walk:
             for lane, vector in zip(state, ends, strict=True):
                 weigh(lane, mass, tuple(Fraction(v, whole) for v in vector))
         return [[value / self.scale for value in row] for row in totals]
+
+
+def _tally(steps: Iterable[tuple[int, ...]], faces: int) -> Groups:
+    """Per effect of the GM's die (each lane's step for a face), how many of ``faces``
+    (bit d-1 for face d) have it."""
+    tally: Groups = {}
+    for effect, face in zip(zip(*steps, strict=True), range(SIDES), strict=True):
+        if faces >> face & 1:
+            tally[effect] = tally.get(effect, 0) + 1
+    return tally

@@ -65,6 +65,11 @@ class LaneModel:
         self.endings: tuple[dict[int, tuple[int, int]], dict[int, tuple[int, int]]] = ({}, {})
         self.steps: dict[tuple[int, int], Step] = {}
         self.by_face: dict[int, tuple[Step, ...]] = {}
+        # Steps interned as ints for the joint walk, whose keys they make (hashing a
+        # tuple of ints is cheap): per id, the lanes after, their weights, the divisor.
+        self.interned: dict[Step, int] = {}
+        self.parts: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
+        self.face_ids: dict[int, tuple[int, ...]] = {}
         self.memo: dict[tuple[str, int, int], Vector] = {}
         self.stretches: dict[int, Stretch] = {}
 
@@ -102,6 +107,22 @@ class LaneModel:
         found = self.by_face.get(lane)
         if found is None:
             found = self.by_face[lane] = tuple(self.step(lane, d) for d in range(1, SIDES + 1))
+        return found
+
+    def intern(self, step: Step) -> int:
+        """The step's id in :attr:`parts`."""
+        found = self.interned.get(step)
+        if found is None:
+            found = self.interned[step] = len(self.parts)
+            pairs, divisor = step
+            self.parts.append((tuple(a for a, _ in pairs), tuple(w for _, w in pairs), divisor))
+        return found
+
+    def face_steps(self, lane: int) -> tuple[int, ...]:
+        """:meth:`faces` as interned ids."""
+        found = self.face_ids.get(lane)
+        if found is None:
+            found = self.face_ids[lane] = tuple(self.intern(s) for s in self.faces(lane))
         return found
 
     def prepared(self, gm_left: int) -> list[int]:

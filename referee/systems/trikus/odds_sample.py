@@ -10,17 +10,18 @@ pair, once its first-throw ties are voided, the side whose dice (rolled or not) 
 the strictly higher top value wins, since the side not in control keeps rolling
 while it has dice, and once the top die lands nobody reaches it. So a player's Success
 is known from the top values, except when they are equal (a *tie at the top*), and
-the chance of each is exact (:func:`top_law`). Each duel contributes only how far its
-outcome differs from that prediction (a control variate): the top values decide it
-exactly for a pair with no trigger, so the estimate's uncertainty comes from the ties
-(and triggers, and cancellations) alone, several times less than from the bare
-outcomes.
+ties themselves lean one way by each side's copies of the top value and by whose first
+top die comes first among its own dice. Those are a pair's *strata*, whose chances are
+exact (:func:`stratum_law`, over every die). The first duels fit each stratum's
+Success (its mean there); each duel then contributes only how far its outcome differs
+from its stratum's (a control variate, whose expectation is exact whatever the fit):
+the estimate's uncertainty comes from what the strata leave open within ties (and
+triggers, and cancellations), several times less than from the bare outcomes.
 
 Duels without standing triggers are played by :func:`plain_duel`, a transcription of
-:func:`~.duel.land` and :func:`~.duel.prepare` for plain pools (checked against
-:func:`~.duel.play` die for die in the tests); others by :func:`~.duel.play` itself.
-Dice a side never rolls are drawn only as the top of what was left (one draw), so a
-duel costs its throws, however many dice the pools hold.
+:func:`~.duel.land` and :func:`~.duel.prepare` for plain pools, others by :func:`trigger_duel`, the same with
+every trigger (both checked against :func:`~.duel.play` die for die in the tests).
+Dice a side never rolls are drawn after the duel, for its strata.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
+from math import comb
 
 from referee.base.effort import Effort
 from referee.systems.trikus.duel import SIDES, Entrant, PairEnd
@@ -44,6 +45,11 @@ FEWEST = 400  # duels an estimate needs at all (a margin of a few points at wors
 _ENDS = (PairEnd.WON, PairEnd.LOST, PairEnd.ESCAPED, PairEnd.DEAD_TIE)
 _WON, _LOST, _ESCAPED, _DEAD = range(4)
 _NOBODY, _GM, _PLAYER = 0, 1, 2
+# A pair's strata (stratum_law): its top lower or higher than the GM's, a dead tie, and
+# ties at the top by copies of the top value on each side and which first top came first.
+LOWER, HIGHER, DEAD, TIED = 0, 1, 2, 3
+COPIES = 3  # copies of the top value told apart (the last stands for that many or more)
+STRATA = TIED + COPIES * COPIES * 3
 
 
 @dataclass(frozen=True)
@@ -63,8 +69,8 @@ class Played:
     voids: tuple[int, ...]  # first-throw ties voided in each pair (its first dice)
     gm: tuple[int, ...]  # the GM's dice as they landed
     rolled: tuple[tuple[int, ...], ...]  # each player's dice as they landed
-    gm_top: int  # the top of the GM's dice never rolled (0: none)
-    tops: tuple[int, ...]  # the same for each player
+    gm_rest: tuple[int, ...]  # the GM's dice never rolled, drawn after the duel
+    rests: tuple[tuple[int, ...], ...]  # the same for each player
 
 
 class TooFewDuels(Exception):
@@ -117,9 +123,13 @@ class Sampling:
     ) -> None:
         self.success, self.controls, self.classes, self.target = success, controls, classes, target
         self.laws = [
-            None if c is None else top_law(gm_dice, _pool(entrants[c[0]])) for c in controls
+            None if c is None else stratum_law(gm_dice, _pool(entrants[c[0]])) for c in controls
         ]
         self.groups = sorted(set(classes))
+        # Per class, its Success's mean in each stratum, fitted on the first duels; until
+        # then the duels wait in ``first`` as (successes, strata).
+        self.fitted: dict[int, list[float]] = {}
+        self.first: list[tuple[Sequence[bool], tuple[int, ...]]] = []
         self.members = {g: [k for k, c in enumerate(classes) if c == g] for g in self.groups}
         self.total = dict.fromkeys(self.groups, 0.0)
         self.squares = dict.fromkeys(self.groups, 0.0)
@@ -131,12 +141,13 @@ class Sampling:
 
     def run(self, effort: Effort, until: int | None = None) -> None:
         """Play duels until :attr:`needed` (or ``until``) are done or ``effort`` runs out
-        (a duel spends a step or two per die landed)."""
+        (a duel spends a step or two per die landed, one per die drawn after it)."""
         while self.duels < min(self.needed, until or self.needed):
             if self.unpaid is None:
                 played = self.duel()
-                dice = len(played.gm) + sum(len(r) for r in played.rolled)
-                self.unpaid = played, 4 + self.per_die * dice
+                landed = len(played.gm) + sum(len(r) for r in played.rolled)
+                drawn = len(played.gm_rest) + sum(len(r) for r in played.rests)
+                self.unpaid = played, 4 + self.per_die * landed + drawn
             played, cost = self.unpaid
             if not effort.spend(cost):
                 return
@@ -145,23 +156,61 @@ class Sampling:
             self.count(played)
 
     def count(self, played: Played) -> None:
-        """One duel's outcome, less its prediction, into each class's sums."""
-        residual = [float(won) for won in self.success(played.ends)]
-        for k, control in enumerate(self.controls):
-            if control is not None:
-                pair, complement = control
-                untied, tie = _prediction(played, pair)
-                predicted = untied + tie / 2
-                residual[k] -= 1 - predicted if complement else predicted
-        for g in self.groups:
-            mean = sum(residual[k] for k in self.members[g]) / len(self.members[g])
-            self.total[g] += mean
-            self.squares[g] += mean * mean
+        """One duel's outcome into each class's sums: less its prediction, once the first
+        :data:`LEAST` duels have fitted the predictions."""
+        successes = self.success(played.ends)
+        strata = tuple(
+            -1 if control is None else stratum(played, control[0]) for control in self.controls
+        )
         self.duels += 1
-        if self.duels == LEAST:  # the spread measured: the duels for the target, in batches
+        if self.fitted:
+            self.add(successes, strata)
+            return
+        self.first.append((successes, strata))
+        if self.duels == LEAST:
+            self.fit()
+            for early in self.first:
+                self.add(*early)
+            self.first = []
+            # The spread measured: the duels for the target, in batches.
             widest = max(self.margin(g) for g in self.groups)
             wanted = LEAST * (widest / self.target) ** 2
             self.needed = max(LEAST, BATCH * math.ceil(wanted / BATCH))
+
+    def fit(self) -> None:
+        """Each class's mean Success per stratum over the first duels: the prediction.
+
+        Any prediction keeps the estimate unbiased (its expectation is exact, from
+        :func:`stratum_law`); the closer, the fewer duels the target needs. A stratum
+        the first duels never met is predicted as the top dice say (1 higher, 0 lower,
+        half for a tie).
+        """
+        for g in self.groups:
+            sums, counts = [0.0] * STRATA, [0] * STRATA
+            for successes, strata in self.first:
+                for k in self.members[g]:
+                    if strata[k] >= 0:
+                        sums[strata[k]] += successes[k]
+                        counts[strata[k]] += 1
+            control = self.controls[self.members[g][0]]
+            complement = control is not None and control[1]
+            default = [0.5] * STRATA
+            default[HIGHER], default[LOWER] = (0.0, 1.0) if complement else (1.0, 0.0)
+            self.fitted[g] = [
+                sums[n] / counts[n] if counts[n] else default[n] for n in range(STRATA)
+            ]
+
+    def add(self, successes: Sequence[bool], strata: tuple[int, ...]) -> None:
+        """One duel's residuals (Success less its prediction) into each class's sums."""
+        for g in self.groups:
+            predicted = self.fitted[g]
+            members = self.members[g]
+            residual = 0.0
+            for k in members:
+                residual += successes[k] - (predicted[strata[k]] if strata[k] >= 0 else 0.0)
+            mean = residual / len(members)
+            self.total[g] += mean
+            self.squares[g] += mean * mean
 
     def steps_needed(self) -> int:
         """About the steps the duels still needed will spend."""
@@ -176,14 +225,17 @@ class Sampling:
         """Each reported chance and its margin; :class:`TooFewDuels` below :data:`FEWEST`."""
         if self.duels < FEWEST:
             raise TooFewDuels(f"{self.duels} duels before the budget ran out")
+        if self.first:  # stopped before the fit: the duels so far fit the predictions
+            self.fit()
+            for early in self.first:
+                self.add(*early)
+            self.first = []
         found = []
         for k, group in enumerate(self.classes):
-            law, control = self.laws[k], self.controls[k]
+            law = self.laws[k]
             base = 0.0
-            if law is not None and control is not None:
-                higher, equal = law
-                predicted = float(higher + equal / 2)
-                base = 1 - predicted if control[1] else predicted
+            if law is not None:
+                base = sum(p * c for p, c in zip(law, self.fitted[group], strict=True))
             value = min(1.0, max(0.0, base + self.total[group] / self.duels))
             found.append(Estimate(value, self.margin(group), self.duels))
         return tuple(found)
@@ -202,67 +254,158 @@ def _pool(entrant: Entrant) -> int:
     return len(entrant.hand) + entrant.light
 
 
-def _prediction(played: Played, pair: int) -> tuple[int, int]:
-    """(1 if the player's top is higher, 1 if the tops are equal) in the pair, its first
-    ``voids`` dice on each side set aside."""
+def stratum(played: Played, pair: int) -> int:
+    """The pair's stratum in a played duel (see :func:`stratum_law`), its first-throw
+    voids set aside."""
     void = played.voids[pair]
-    gm_top = max(max(played.gm[void:], default=0), played.gm_top)
-    top = max(max(played.rolled[pair][void:], default=0), played.tops[pair])
-    return int(top > gm_top), int(top == gm_top)
+    gm = (played.gm + played.gm_rest)[void:]
+    mine = (played.rolled[pair] + played.rests[pair])[void:]
+    return _stratum(gm, mine)
+
+
+def _stratum(gm: Sequence[int], mine: Sequence[int]) -> int:
+    gm_top, top = max(gm, default=0), max(mine, default=0)
+    if top != gm_top:
+        return HIGHER if top > gm_top else LOWER
+    if not top:
+        return DEAD
+    first = mine.index(top) - gm.index(top)
+    order = (first > 0) - (first < 0) + 1  # the player's first top later, with, earlier
+    copies = min(gm.count(top), COPIES) - 1, min(mine.count(top), COPIES) - 1
+    return TIED + (copies[0] * COPIES + copies[1]) * 3 + order
+
+
+def _stratum_name(number: int) -> str:
+    """A stratum in words (for the tests' messages)."""
+    if number < TIED:
+        return ("lower", "higher", "dead")[number]
+    gm_copies, rest = divmod(number - TIED, 3 * COPIES)
+    copies, order = divmod(rest, 3)
+    return f"tied: GM x{gm_copies + 1}, player x{copies + 1}, {('before', 'with', 'after')[order]}"
 
 
 @lru_cache(maxsize=4096)
-def top_law(gm_dice: int, pool: int) -> tuple[Fraction, Fraction]:
-    """(P(the player's top is higher), P(the tops are equal)) in a pair, after its voids.
+def stratum_law(gm_dice: int, pool: int) -> tuple[float, ...]:
+    """P(each stratum) of a pair: the GM's ``gm_dice`` against a ``pool``, every die
+    counted, rolled or not, after the pair's first-throw voids.
 
-    The pair voids its first dice while both sides roll equal faces (a tenth each
-    throw); the first unequal throw starts each side's counted dice. A side left with
-    no dice has top 0: both empty is equal (a dead tie).
-
-    >>> top_law(1, 1)  # one die each: a tie voids both, so the tops are 0 and 0
-    (Fraction(9, 20), Fraction(1, 10))
+    The strata: the player's top higher, lower, both sides empty (a dead tie), and a
+    tie at the top, told apart by each side's copies of the top value (1, 2, 3 or
+    more) and whether the player's first top die comes after the GM's in its own
+    dice, with it or before it. Exact but for float rounding (the strata steer the
+    control variate; its expectation needs them to 1e-12, not as fractions).
     """
-    higher = equal = Fraction(0)
+    law = [0.0] * STRATA
     for voids in range(min(gm_dice, pool) + 1):
-        reach = Fraction(1, SIDES**voids)
+        reach = 0.1**voids
         if voids == min(gm_dice, pool):  # a side ran out while every throw tied
-            higher += reach if pool > gm_dice else 0
-            equal += reach if pool == gm_dice else 0
+            law[HIGHER if pool > gm_dice else LOWER if gm_dice > pool else DEAD] += reach
             break
-        # The first unequal throw (faces a != b), then the rest of each side's dice.
-        h, e = _unequal_first(gm_dice - voids - 1, pool - voids - 1)
-        higher += reach * Fraction(SIDES - 1, SIDES) * h
-        equal += reach * Fraction(SIDES - 1, SIDES) * e
-    return higher, equal
+        # The first unequal throw (faces x != y), then the rest of each side's dice:
+        # the sum over x != y is the sum over all pairs less the pairs x == y.
+        gm_rest, rest = gm_dice - voids - 1, pool - voids - 1
+        width = min(gm_rest, rest) + 1  # the shorter side's dice: its top's index is less
+        gm_sides = [_side(x, gm_rest, width) for x in range(1, SIDES + 1)]
+        sides = [_side(y, rest, width) for y in range(1, SIDES + 1)]
+        part = _joined(_summed(gm_sides), _summed(sides))
+        for gm_side, side in zip(gm_sides, sides, strict=True):
+            for number, p in enumerate(_joined(gm_side, side)):
+                part[number] -= p
+        for number, p in enumerate(part):
+            law[number] += reach * p
+    return tuple(law)
 
 
-def _unequal_first(gm_rest: int, rest: int) -> tuple[Fraction, Fraction]:
-    """Given a first throw of unequal faces, P(player's top higher), P(tops equal)."""
-    higher = equal = 0
-    for a in range(1, SIDES + 1):
-        for b in range(1, SIDES + 1):
-            if a == b:
+# A side's dice, first die given: P(top t, copies c, first top at index f), as
+# table[t][c][f] (c from 0 for one copy to COPIES - 1 for COPIES or more).
+_Side = list[list[list[float]]]
+
+
+@lru_cache(maxsize=4096)
+def _side_cached(first: int, rest: int, width: int) -> tuple[tuple[tuple[float, ...], ...], ...]:
+    # Indices past the shorter side's dice compare alike: index ``width`` stands for them.
+    table = [[[0.0] * (width + 1) for _ in range(COPIES)] for _ in range(SIDES + 1)]
+    for more, p in enumerate(_copies(rest, first)):  # the first die is the top
+        table[first][more][0] += 0.1 * p
+    for top in range(first + 1, SIDES + 1):  # the top comes later, first at rest index m
+        under = (top - 1) / SIDES
+        for m in range(min(rest, width - 1)):
+            before = under**m * 0.1
+            for more, p in enumerate(_copies(rest - m - 1, top)):
+                table[top][more][1 + m] += 0.1 * before * p
+        if rest >= width:  # later still: what is left of the top's chance, by copies
+            for more, p in enumerate(_copies(rest, top, at_least_one=True)):
+                counted = sum(table[top][more][1:width])
+                table[top][more][width] += max(0.0, 0.1 * p - counted)
+    return tuple(tuple(tuple(row) for row in by_copies) for by_copies in table)
+
+
+def _copies(dice: int, top: int, at_least_one: bool = False) -> list[float]:
+    """P(``dice`` dice are all at most ``top`` with 0, 1, ... more copies of it than one
+    die already showing it); the last entry stands for that many or more. With
+    ``at_least_one``, the dice themselves hold every copy (one at least), counted alike.
+    """
+    top_p, under = 0.1, (top - 1) / SIDES
+    shift = 1 if at_least_one else 0
+    found = []
+    for more in range(COPIES - 1):
+        copies = more + shift
+        found.append(
+            comb(dice, copies) * top_p**copies * under ** (dice - copies) if copies <= dice else 0.0
+        )
+    every = (top / SIDES) ** dice - (under**dice if at_least_one else 0.0)
+    found.append(max(0.0, every - sum(found)))
+    return found
+
+
+def _side(first: int, rest: int, width: int) -> _Side:
+    """A side's table with its first die ``first`` (weighted by its tenth) and ``rest``
+    more dice, first-top indices from ``width`` on taken together."""
+    return [[list(row) for row in by_copies] for by_copies in _side_cached(first, rest, width)]
+
+
+def _summed(tables: list[_Side]) -> _Side:
+    total = [[list(row) for row in by_copies] for by_copies in tables[0]]
+    for table in tables[1:]:
+        for t, by_copies in enumerate(table):
+            for c, row in enumerate(by_copies):
+                into = total[t][c]
+                for f, p in enumerate(row):
+                    into[f] += p
+    return total
+
+
+def _joined(gm: _Side, mine: _Side) -> list[float]:
+    """P(each stratum) when the GM's dice follow ``gm`` and the player's ``mine``."""
+    law = [0.0] * STRATA
+    gm_tops = [sum(sum(row) for row in by_copies) for by_copies in gm]
+    tops = [sum(sum(row) for row in by_copies) for by_copies in mine]
+    gm_below = tops_below = 0.0
+    for top in range(1, SIDES + 1):
+        law[HIGHER] += tops[top] * gm_below
+        law[LOWER] += gm_tops[top] * tops_below
+        gm_below += gm_tops[top]
+        tops_below += tops[top]
+        for gm_copies, gm_row in enumerate(gm[top]):
+            gm_total = sum(gm_row)
+            if not gm_total:
                 continue
-            for g in range(1, SIDES + 1):  # the GM's top, then the player's
-                pg = _top_chance(g, a, gm_rest)
-                if not pg:
+            for copies, row in enumerate(mine[top]):
+                total = sum(row)
+                if not total:
                     continue
-                for p in range(1, SIDES + 1):
-                    pp = _top_chance(p, b, rest)
-                    if p > g:
-                        higher += pg * pp
-                    elif p == g:
-                        equal += pg * pp
-    whole = SIDES * (SIDES - 1) * SIDES ** (gm_rest + rest)
-    return Fraction(higher, whole), Fraction(equal, whole)
-
-
-def _top_chance(top: int, first: int, rest: int) -> int:
-    """Ways (of 10 ** rest) that a die showing ``first`` and ``rest`` more have ``top``."""
-    if top < first:
-        return 0
-    below = top**rest - (top - 1) ** rest  # the rest's own top is exactly ``top``
-    return top**rest if top == first else below
+                later = same = 0.0
+                after = sum(row)  # the player's first top at an index past f
+                for f, p in enumerate(gm_row):
+                    mine_here = row[f] if f < len(row) else 0.0
+                    after -= mine_here
+                    later += p * after
+                    same += p * mine_here
+                base = TIED + (gm_copies * COPIES + copies) * 3
+                law[base + 2] += later
+                law[base + 1] += same
+                law[base] += gm_total * total - later - same
+    return law
 
 
 def plain_duel(
@@ -348,8 +491,8 @@ def plain_duel(
         tuple(voids),
         tuple(gm),
         tuple(tuple(r) for r in rolled),
-        _top_of(gm_left, draw),
-        tuple(_top_of(n, draw) for n in left),
+        _unrolled(gm_left, draw),
+        tuple(_unrolled(n, draw) for n in left),
     )
 
 
@@ -504,8 +647,8 @@ def trigger_duel(
         tuple(voids),
         tuple(gm),
         tuple(tuple(r) for r in rolled),
-        _top_of(gm_left, draw),
-        tuple(_top_of(h + n, draw) for h, n in zip(hands, lights, strict=True)),
+        _unrolled(gm_left, draw),
+        tuple(_unrolled(h + n, draw) for h, n in zip(hands, lights, strict=True)),
     )
 
 
@@ -535,15 +678,10 @@ def _land(pair: tuple[int, int, int], die: int, x: int, together: int) -> tuple[
     return c, g2, p2
 
 
-def _top_of(dice: int, draw: Callable[[], float]) -> int:
-    """The top of ``dice`` dice never rolled, in one draw (0 for none)."""
-    if not dice:
-        return 0
-    u = draw()
-    for top in range(1, SIDES + 1):
-        if (top / SIDES) ** dice > u:
-            return top
-    return SIDES
+def _unrolled(dice: int, draw: Callable[[], float]) -> tuple[int, ...]:
+    """The faces of ``dice`` dice never rolled (their top and its copies tell the
+    duel's stratum)."""
+    return tuple(int(draw() * SIDES) + 1 for _ in range(dice))
 
 
 def _player(

@@ -177,9 +177,7 @@ def test_host_file_problems_are_all_reported(tmp_path: Path) -> None:
     )
 
 
-def test_status_of_a_hosted_campaign_is_at_most_a_minute_old(
-    server: FakeReddit, rig: Rig
-) -> None:
+def test_status_of_a_hosted_campaign_is_at_most_a_minute_old(server: FakeReddit, rig: Rig) -> None:
     """Once its reply is posted, a campaign's heartbeat says no reply waits; while nothing
     new comes, it still says the host read within the last minute."""
     _tagged(server, "ashes", 1)

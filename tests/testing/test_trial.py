@@ -10,13 +10,13 @@ import requests
 from prawcore.rate_limit import RateLimiter
 
 from referee.cli import main
+from referee.store.store import Store
 from referee.testing import fake_client
 from referee.testing.fake_client import LocalReddit
 from referee.testing.reddit_server import FakeReddit, WallClock
 from referee.testing.serve import describe, seed_source, write_campaign
 from referee.testing.serve import main as serve
 from referee.testing.shipped import DATA, REPO, copy_shipped
-from referee.store.store import Store
 from referee.testing.trial import MARK, demo_systems, find_source, make_folder
 
 if sys.version_info >= (3, 11):

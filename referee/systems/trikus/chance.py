@@ -44,6 +44,9 @@ from referee.systems.trikus.odds_sample import LEAST, Sampling, TooFewDuels
 from referee.systems.trikus.rulings import Rulings
 
 TARGET = 0.0035  # the half-width an estimate stops at (its precision then shows ±0.4 points)
+# The half-width an estimate is sure of when a count is tried first: the count may use
+# every step but what the estimate needs for this (its precision then shows ±0.5 points).
+LOOSEST = 0.0045
 NOT_COMPUTED = (
     "chance not computed: the tests before it in this post used the work one post may "
     "spend on chances"
@@ -209,8 +212,9 @@ def _worked_out(
 
     A quick count first (a ``share``-th of the steps), which settles most tests; else the
     estimate's first duels, which tell how many steps it will need; then, if the count
-    looks worth it (``promising``), it goes on with the steps the estimate will not need
-    (a quarter at least); if it still stops, the estimate plays on with what is left.
+    looks worth it (``promising``), it goes on with every step but those the estimate
+    needs for ±0.5 points (:data:`LOOSEST`); if it still stops, the estimate plays on
+    with what is left.
     """
     full_key = (*key, limits.max_chance_steps)
     if full_key in _KEPT:
@@ -226,9 +230,9 @@ def _worked_out(
             gm_dice, entrants, rulings, success, controls, classes, f"trikus {key!r}", TARGET
         )
         sampling.run(effort, until=LEAST)
-        room = max(effort.left - sampling.steps_needed(), effort.left // 4)
+        room = effort.left - sampling.steps_needed(LOOSEST)
         try:
-            if not promising():
+            if room <= 0 or not promising():
                 raise OddsTooCostly("not worth counting on")
             found = exact(Effort(room, parent=effort))
         except OddsTooCostly:

@@ -15,18 +15,22 @@ from dataclasses import replace
 from fractions import Fraction
 
 from referee.base.dice import DiceSource
+from referee.base.effort import Effort
 from referee.system import OddsCase
 
 from .duel import DieKind, Entrant, PairEnd, play
 from .odds import end_chances
 from .rulings import Consent, Rulings
 
+REFERENCE_STEPS = 20_000_000
+
 
 def _case(
     name: str, gm_dice: int, entrants: tuple[Entrant, ...], rulings: Rulings, player: int = 0
 ) -> OddsCase:
     """How ``player``'s pair ends (``"won"``, ``"lost"``, ``"escaped"``...), exactly."""
-    ends = end_chances(gm_dice, entrants, rulings)
+    # The kit's reference: counted in full, past a verdict's budget (these are small).
+    ends = end_chances(gm_dice, entrants, rulings, effort=Effort(REFERENCE_STEPS, alone=True))
     distribution: dict[object, Fraction] = {
         end.value: chances[player] for end, chances in ends.items() if chances[player]
     }

@@ -19,8 +19,9 @@ the estimate's uncertainty comes from what the strata leave open within ties (an
 triggers, and cancellations), several times less than from the bare outcomes.
 
 Duels without standing triggers are played by :func:`plain_duel`, a transcription of
-:func:`~.duel.land` and :func:`~.duel.prepare` for plain pools, others by :func:`trigger_duel`, the same with
-every trigger (both checked against :func:`~.duel.play` die for die in the tests).
+:func:`~.duel.land` and :func:`~.duel.prepare` for plain pools, others by
+:func:`trigger_duel`, the same with every trigger (both checked against
+:func:`~.duel.play` die for die in the tests).
 Dice a side never rolls are drawn after the duel, for its strata.
 """
 
@@ -42,6 +43,7 @@ Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
 BATCH = 250  # duels are played in multiples of this
 LEAST = 1_500  # the first duels, which measure the spread of the outcomes
 FEWEST = 400  # duels an estimate needs at all (a margin of a few points at worst)
+DUEL = 8  # steps a duel costs besides its dice: setting up, its strata, its sums
 _ENDS = (PairEnd.WON, PairEnd.LOST, PairEnd.ESCAPED, PairEnd.DEAD_TIE)
 _WON, _LOST, _ESCAPED, _DEAD = range(4)
 _NOBODY, _GM, _PLAYER = 0, 1, 2
@@ -141,13 +143,14 @@ class Sampling:
 
     def run(self, effort: Effort, until: int | None = None) -> None:
         """Play duels until :attr:`needed` (or ``until``) are done or ``effort`` runs out
-        (a duel spends a step or two per die landed, one per die drawn after it)."""
+        (a duel spends :data:`DUEL` steps, a step or two per die landed, one per die
+        drawn after it)."""
         while self.duels < min(self.needed, until or self.needed):
             if self.unpaid is None:
                 played = self.duel()
                 landed = len(played.gm) + sum(len(r) for r in played.rolled)
                 drawn = len(played.gm_rest) + sum(len(r) for r in played.rests)
-                self.unpaid = played, 4 + self.per_die * landed + drawn
+                self.unpaid = played, DUEL + self.per_die * landed + drawn
             played, cost = self.unpaid
             if not effort.spend(cost):
                 return
@@ -212,11 +215,16 @@ class Sampling:
             self.total[g] += mean
             self.squares[g] += mean * mean
 
-    def steps_needed(self) -> int:
-        """About the steps the duels still needed will spend."""
+    def steps_needed(self, target: float | None = None) -> int:
+        """About the steps the duels still needed will spend: for :attr:`target`, or for
+        a looser ``target`` (the duels played so far measured the spread)."""
         if not self.duels:
             return 0
-        return (self.needed - self.duels) * self.spent // self.duels
+        needed = self.needed
+        if target is not None and self.fitted:
+            widest = max(self.margin(g) for g in self.groups)
+            needed = math.ceil(self.duels * (widest / target) ** 2)
+        return max(0, needed - self.duels) * self.spent // self.duels
 
     def margin(self, group: int) -> float:
         return _margin(self.total[group], self.squares[group], self.duels)

@@ -325,23 +325,26 @@ class _Walk:
         """
         parts = self.lanes.parts
         effects = []
+        common, combinations = 1, 0
         for effect, faces in groups.items():
-            denominator = sides
-            for step in effect:
-                denominator *= parts[step][2]
-            effects.append((effect, faces, denominator))
-        common = lcm(*(denominator for _, _, denominator in effects))
+            steps = [parts[step] for step in effect]
+            denominator, size = sides, 1
+            for _, weights, divisor in steps:
+                denominator *= divisor
+                size *= len(weights)
+            effects.append((steps, faces, denominator, size))
+            common = lcm(common, denominator)
+            combinations += size
         joined: dict[tuple[int, ...], int] = {}
         get = joined.get
-        combinations = 0
-        for effect, faces, denominator in effects:
+        for steps, faces, denominator, size in effects:
             scale = faces * (common // denominator)
-            steps = [parts[step] for step in effect]
-            size = prod(len(step[0]) for step in steps)
-            combinations += size
             if size == 1:  # one way each (often so, when held): no product to walk
                 key = tuple(sorted([step[0][0] for step in steps]))
-                joined[key] = get(key, 0) + scale * prod([step[1][0] for step in steps])
+                weight = scale
+                for step in steps:
+                    weight *= step[1][0]
+                joined[key] = get(key, 0) + weight
                 continue
             combos = zip(
                 product(*[step[0] for step in steps]),
@@ -415,11 +418,25 @@ class _Walk:
             weigh(lane, mass, lanes.now(lane))
         for lane, mass in self.both.items():
             weigh(lane, mass, lanes.both(lane))
+        # The finished states' ends are integers over unit ** (lanes live): summed as
+        # integers per that power, divided once (Fractions per state are slow).
+        finished: dict[int, list[list[int]]] = {}
+        kind = lanes.kind
         for state, mass in self.finished.items():
             ends, live = lanes.finish(state)
-            whole = lanes.unit**live
+            table = finished.get(live)
+            if table is None:
+                table = finished[live] = [[0] * len(ENDS) for _ in totals]
             for lane, vector in zip(state, ends, strict=True):
-                weigh(lane, mass, tuple(Fraction(v, whole) for v in vector))
+                row = table[kind[lane]]
+                for e, value in enumerate(vector):
+                    if value:
+                        row[e] += mass * value
+        for live, table in finished.items():
+            whole = lanes.unit**live
+            for row, sums in zip(totals, table, strict=True):
+                for e, value in enumerate(sums):
+                    row[e] += Fraction(value, whole)
         return [[value / self.scale for value in row] for row in totals]
 
 

@@ -41,7 +41,7 @@ from referee.systems.trikus.rulings import Consent, Rulings, TogetherTie
 
 Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
 BATCH = 250  # duels are played in multiples of this
-LEAST = 1_500  # the first duels, which measure the spread of the outcomes
+LEAST = 1_000  # the first duels, which fit the strata and measure the spread
 FEWEST = 400  # duels an estimate needs at all (a margin of a few points at worst)
 DUEL = 8  # steps a duel costs besides its dice: setting up, its strata, its sums
 _ENDS = (PairEnd.WON, PairEnd.LOST, PairEnd.ESCAPED, PairEnd.DEAD_TIE)

@@ -161,8 +161,9 @@ Level = dict[tuple[int, tuple[int, ...]], int]  # (GM dice left, sorted lanes) -
 # Each lane's step (interned: LaneModel.parts), per effect of the GM's die -> its faces.
 Groups = dict[tuple[int, ...], int]
 # A join of steps, for any mass: (sorted lanes after, weight) pairs, over a denominator,
-# and the combinations of steps it took (what it costs).
-Join = tuple[tuple[tuple[tuple[int, ...], int], ...], int, int]
+# the combinations of steps it took (what it costs), and (for the corrections) each
+# lane's weight summed over the outcomes.
+Join = tuple[tuple[tuple[tuple[int, ...], int], ...], int, int, tuple[tuple[int, int], ...]]
 
 
 class _Walk:
@@ -253,10 +254,17 @@ class _Walk:
 
     def quiet_join(self, ready: tuple[int, ...]) -> Join:
         """:meth:`quiet_groups` joined, kept per prepared lanes: the same corrections
-        recur from many states."""
+        recur from many states. Its last part sums each lane's weight over the outcomes
+        (a lane twice in one counts twice), which the corrections take from ``now``."""
         found = self.quiet_joins.get(ready)
         if found is None:
-            found = self.quiet_joins[ready] = self.join(self.quiet_groups(ready), SIDES)
+            outcomes, denominator, combos, _ = self.join(self.quiet_groups(ready), SIDES)
+            by_lane: dict[int, int] = {}
+            for after, w in outcomes:
+                for lane in after:
+                    by_lane[lane] = by_lane.get(lane, 0) + w
+            found = outcomes, denominator, combos, tuple(by_lane.items())
+            self.quiet_joins[ready] = found
         return found
 
     def quiet_groups(self, ready: tuple[int, ...]) -> Groups:
@@ -309,13 +317,15 @@ class _Walk:
         """The throws after which every lane is held: their joint states, taken as they are
         (:meth:`~.odds_models.LaneModel.finish`) instead of as if the GM threw at once."""
         finished, now = self.finished, self.now
-        outcomes, denominator, _ = join
+        outcomes, denominator, _, by_lane = join
         for after, w in outcomes:
             weight, rest = divmod(mass * w, denominator)
             assert not rest, "a chance finer than the dice"
             finished[after] += weight
-            for lane in after:  # counted above as if the GM threw at once
-                now[lane] -= weight
+        for lane, w in by_lane:  # counted as if the GM threw at once: taken back
+            weight, rest = divmod(mass * w, denominator)
+            assert not rest, "a chance finer than the dice"
+            now[lane] -= weight
 
     def join(self, groups: Groups, sides: int) -> Join:
         """Every joint outcome of ``groups`` (sorted lanes after) with its weight over one
@@ -354,7 +364,7 @@ class _Walk:
             for after, weights in combos:
                 key = tuple(sorted(after))
                 joined[key] = get(key, 0) + scale * prod(weights)
-        return tuple(joined.items()), common, combinations
+        return tuple(joined.items()), common, combinations, ()
 
     def quiet_faces(self, lane: int) -> int:
         """The faces of the GM's die (bit d-1 for face d) after which the lane may be held."""
@@ -394,7 +404,7 @@ class _Walk:
         gm_after = gm_left - (not held)
         target = self.levels[self.level - (not held) - rolling]
         get = target.get
-        outcomes, denominator, _ = join
+        outcomes, denominator, _, _ = join
         for after, w in outcomes:
             weight, rest = divmod(mass * w, denominator)
             assert not rest, "a chance finer than the dice"
@@ -428,15 +438,15 @@ class _Walk:
             if table is None:
                 table = finished[live] = [[0] * len(ENDS) for _ in totals]
             for lane, vector in zip(state, ends, strict=True):
-                row = table[kind[lane]]
+                sums = table[kind[lane]]
                 for e, value in enumerate(vector):
                     if value:
-                        row[e] += mass * value
+                        sums[e] += mass * value
         for live, table in finished.items():
             whole = lanes.unit**live
-            for row, sums in zip(totals, table, strict=True):
+            for total, sums in zip(totals, table, strict=True):
                 for e, value in enumerate(sums):
-                    row[e] += Fraction(value, whole)
+                    total[e] += Fraction(value, whole)
         return [[value / self.scale for value in row] for row in totals]
 
 

@@ -46,7 +46,7 @@ from referee.systems.trikus.rulings import Rulings
 TARGET = 0.0035  # the half-width an estimate stops at (its precision then shows ±0.4 points)
 # The half-width an estimate is sure of when a count is tried first: the count may use
 # every step but what the estimate needs for this (its precision then shows ±0.5 points).
-LOOSEST = 0.0045
+LOOSEST = 0.0043
 NOT_COMPUTED = (
     "chance not computed: the tests before it in this post used the work one post may "
     "spend on chances"
@@ -150,10 +150,11 @@ def success_chances(
         for i, e in enumerate(entrants)
     )
     controls = tuple((i, False) for i in range(len(entrants)))
-    # The joint ends of a cancel are walked anew each time: one try, with a third of the
-    # steps; each player's own ends are counted on from where the count stopped.
-    promising = (lambda: False) if tracked else counting.promising
-    share = 3 if tracked else 10
+    # The joint ends of a cancel are walked anew each time: one try, after the estimate's
+    # first duels, with the steps it will not need (duels with triggers may need most);
+    # each player's own ends are counted on from where the count stopped.
+    promising = (lambda: True) if tracked else counting.promising
+    share = None if tracked else 10
     return _worked_out(
         key, limits, exact, promising, share, gm_dice, entrants, rulings, success, controls, kinds
     )
@@ -200,7 +201,7 @@ def _worked_out(
     limits: Limits,
     exact: Callable[[Effort], tuple[Chance, ...]],
     promising: Callable[[], bool],
-    share: int,
+    share: int | None,
     gm_dice: int,
     entrants: tuple[Entrant, ...],
     rulings: Rulings,
@@ -210,11 +211,11 @@ def _worked_out(
 ) -> tuple[Chance | None, ...]:
     """Exact within the budget, else estimated; kept per shape when worked out in full.
 
-    A quick count first (a ``share``-th of the steps), which settles most tests; else the
-    estimate's first duels, which tell how many steps it will need; then, if the count
-    looks worth it (``promising``), it goes on with every step but those the estimate
-    needs for ±0.5 points (:data:`LOOSEST`); if it still stops, the estimate plays on
-    with what is left.
+    A quick count first (a ``share``-th of the steps; none when ``share`` is None), which
+    settles most tests; else the estimate's first duels, which tell how many steps it
+    will need; then, if the count looks worth it (``promising``), it goes on with every
+    step but those the estimate needs for ±0.5 points (:data:`LOOSEST`); if it still
+    stops, the estimate plays on with what is left.
     """
     full_key = (*key, limits.max_chance_steps)
     if full_key in _KEPT:
@@ -224,6 +225,8 @@ def _worked_out(
     nothing = (None,) * len(controls)
     found: tuple[Chance, ...] | None = None
     try:
+        if share is None:
+            raise OddsTooCostly("no quick count")
         found = exact(Effort(min(effort.left, limits.max_chance_steps // share), parent=effort))
     except OddsTooCostly:
         sampling = Sampling(

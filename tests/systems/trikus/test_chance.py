@@ -17,7 +17,13 @@ from referee.read.tags import Tag
 from referee.render.renderer import Renderer
 from referee.resolve.verdicts import Verdict
 from referee.systems.trikus import chance as chance_module
-from referee.systems.trikus.chance import NOT_COMPUTED, Chance, describe, success_chances
+from referee.systems.trikus.chance import (
+    NOT_COMPUTED,
+    Cancels,
+    Chance,
+    describe,
+    success_chances,
+)
 from referee.systems.trikus.duel import (
     DieKind,
     Entrant,
@@ -265,6 +271,41 @@ def test_within_the_budget_the_chance_is_exact() -> None:
     """The party of four Masters against the GM's 5 dice is counted, not estimated."""
     found = success_chances(5, tuple(line(n, 3) for n in "PZMK"), Rulings())
     assert (Fraction(58291554324029, 160000000000000),) * 4 == tuple(c.exact for c in found)
+
+
+def test_a_count_that_can_finish_is_not_starved_by_the_estimate() -> None:
+    """After the estimate's first duels, a promising count may use every step the estimate
+    does not need for half a point: four Masters, one escaping at 8, against 4 dice."""
+    players = (line("P", 3, escape=(1, 8)), *(line(n, 3) for n in "ZMK"))
+    found = success_chances(4, players, Rulings())
+    assert all(c is not None and c.exact is not None for c in found)
+    assert found == tuple(
+        Chance(p) for p in count_ends(4, players, Rulings(), Effort(10**8))[PairEnd.WON]
+    )
+
+
+def test_a_party_of_every_trigger_and_a_cancel_gets_half_a_point_or_better() -> None:
+    """Morale, an escape, a Negotiation and a cancel in one party of four against 5 dice:
+    too costly to count, so every chance is estimated, each within half a point."""
+    players = (
+        Entrant("P", (DieKind.LINE,) * 3 + (DieKind.MORALE,)),
+        Entrant("Z", (DieKind.LINE,) * 3 + (DieKind.MORALE,), escape=(1, 9)),
+        line("M", 3, negotiate=8),
+        line("K", 3),
+    )
+
+    def settle(ends) -> set[int]:  # P gives up his Success to cancel Z's Failure
+        won = {i for i, end in ends.items() if end is PairEnd.WON}
+        if 0 in won and ends[1] is PairEnd.LOST:
+            won.discard(0)
+        return won
+
+    found = success_chances(5, players, Rulings(), cancels=Cancels((1, None, None, None), settle))
+    for chance in found:
+        assert chance is not None and chance.exact is None
+        assert (
+            "±0.5" in describe(chance) or "±0.4" in describe(chance) or "±0.3" in describe(chance)
+        )
 
 
 def test_past_the_budget_the_chance_is_estimated_and_the_steps_are_bounded() -> None:

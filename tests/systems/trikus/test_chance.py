@@ -303,9 +303,8 @@ def test_a_party_of_every_trigger_and_a_cancel_gets_half_a_point_or_better() -> 
     found = success_chances(5, players, Rulings(), cancels=Cancels((1, None, None, None), settle))
     for chance in found:
         assert chance is not None and chance.exact is None
-        assert (
-            "±0.5" in describe(chance) or "±0.4" in describe(chance) or "±0.3" in describe(chance)
-        )
+        stated = float(describe(chance).split("±")[1].split(" ")[0])
+        assert stated <= 0.5, describe(chance)
 
 
 def test_past_the_budget_the_chance_is_estimated_and_the_steps_are_bounded() -> None:

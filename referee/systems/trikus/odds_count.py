@@ -63,6 +63,9 @@ PROMISING = 6000
 # Steps (about a microsecond each) a joint state costs; a joint outcome costs one, and a
 # correction two (as measured by bench/trikus_odds.py against the estimate's duels).
 STATE = 8
+# Steps the corrections of a new set of prepared lanes cost to join: 10 to 15
+# microseconds; the same set again is kept.
+QUIET_JOIN = 10
 
 
 def plain(entrants: tuple[Entrant, ...]) -> bool:
@@ -229,8 +232,9 @@ class _Walk:
         if not live or gm_left <= 1 or len(live) == 1:
             lanes.spent(STATE)
         elif gm_left == 2 and not held:
+            new = ready not in self.quiet_joins
             join = self.quiet_join(ready)
-            lanes.spent(STATE + 2 * join[2])
+            lanes.spent(STATE + 2 * join[2] + QUIET_JOIN * new)
         else:
             join = self.join(self.groups(ready, held), 1 if held else SIDES)
             lanes.spent(STATE + join[2])
@@ -253,29 +257,52 @@ class _Walk:
             self.throw(gm_left, ready, held, join, mass)
 
     def quiet_join(self, ready: tuple[int, ...]) -> Join:
-        """:meth:`quiet_groups` joined, kept per prepared lanes: the same corrections
-        recur from many states. Its last part sums each lane's weight over the outcomes
-        (a lane twice in one counts twice), which the corrections take from ``now``."""
+        """The corrections' join for the prepared lanes ``ready``, kept per lanes (the
+        same corrections recur from many states): per effect of the GM's second-to-last
+        die after which every lane may be held, each lane's held (or ended) part of its
+        step, joined. Its last part sums each lane's weight over the outcomes (a lane
+        twice in one counts twice), which the corrections take from ``now``."""
         found = self.quiet_joins.get(ready)
-        if found is None:
-            outcomes, denominator, combos, _ = self.join(self.quiet_groups(ready), SIDES)
-            by_lane: dict[int, int] = {}
-            for after, w in outcomes:
-                for lane in after:
-                    by_lane[lane] = by_lane.get(lane, 0) + w
-            found = outcomes, denominator, combos, tuple(by_lane.items())
-            self.quiet_joins[ready] = found
-        return found
-
-    def quiet_groups(self, ready: tuple[int, ...]) -> Groups:
-        """Per effect of the GM's second-to-last die after which every lane may be held:
-        each lane's held (or ended) part of its step, and the faces with that effect."""
+        if found is not None:
+            return found
         faces = (1 << SIDES) - 1
+        masks = self.quiet_masks
         for lane in ready:
-            faces &= self.quiet_faces(lane)
-        if not faces:
-            return {}
-        return _tally((self.quiet_step(lane) for lane in ready), faces)
+            mask = masks.get(lane)
+            faces &= self.quiet_faces(lane) if mask is None else mask
+        steps = [self.quiet_step(lane) for lane in ready]
+        groups = _tally(steps, faces) if faces else {}
+        parts = self.lanes.parts
+        rows = []  # the commonest: every lane's part goes one way
+        common = 1
+        for effect, count in groups.items():
+            denominator, weight, held = SIDES, count, []
+            for step in effect:
+                lanes, weights, divisor = parts[step]
+                if len(lanes) != 1:
+                    break
+                denominator *= divisor
+                weight *= weights[0]
+                held.append(lanes[0])
+            else:
+                held.sort()
+                rows.append((tuple(held), weight, denominator))
+                common = lcm(common, denominator)
+                continue
+            break
+        if len(rows) == len(groups):
+            joined: dict[tuple[int, ...], int] = {}
+            for lanes_held, weight, denominator in rows:
+                joined[lanes_held] = joined.get(lanes_held, 0) + weight * (common // denominator)
+            outcomes, combos = tuple(joined.items()), len(rows)
+        else:
+            outcomes, common, combos, _ = self.join(groups, SIDES)
+        by_lane: dict[int, int] = {}
+        for after, w in outcomes:
+            for lane in after:
+                by_lane[lane] = by_lane.get(lane, 0) + w
+        found = self.quiet_joins[ready] = outcomes, common, combos, tuple(by_lane.items())
+        return found
 
     def last_two_fast(self, state: tuple[int, ...], mass: int) -> bool:
         """:meth:`state` for the commonest state, the GM's 2 last dice to come and some
@@ -298,12 +325,19 @@ class _Walk:
             faces &= mask
         if held:
             return False
-        lanes.spent(STATE + 2 * faces.bit_count())
+        join = None
+        cost = STATE + 2 * faces.bit_count()
+        if faces:
+            key = tuple(ready)
+            if key not in self.quiet_joins:
+                cost += QUIET_JOIN
+            join = self.quiet_join(key)
+        lanes.spent(cost)
         both = self.both
         for lane in state:
             both[lane] += mass
-        if faces:
-            self.corrections(self.quiet_join(tuple(ready)), mass)
+        if join is not None:
+            self.corrections(join, mass)
         return True
 
     def last_two(self, live: tuple[int, ...], join: Join, mass: int) -> None:

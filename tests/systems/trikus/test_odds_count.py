@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 from referee.base.effort import Effort
+from referee.base.limits import DEFAULT_LIMITS
 from referee.systems.trikus.duel import DieKind, Entrant, PairEnd, play
 from referee.systems.trikus.odds import OddsTooCostly, end_chances
 from referee.systems.trikus.odds_count import count_ends, plain
@@ -104,9 +105,9 @@ def test_a_refused_negotiation_counts_without_the_reroll() -> None:
 
 
 def test_four_masters_against_five_dice_are_counted_exactly() -> None:
-    """The party of four Masters against the GM's 5 dice, within a million steps."""
+    """The party of four Masters against the GM's 5 dice, within a verdict's budget."""
     masters = tuple(line(name, 3) for name in "PZMK")
-    ends = count_ends(5, masters, Rulings(), Effort(1_000_000))
+    ends = count_ends(5, masters, Rulings(), Effort(DEFAULT_LIMITS.max_chance_steps))
     assert (Fraction(58291554324029, 160000000000000),) * 4 == ends[PairEnd.WON]
 
 

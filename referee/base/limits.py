@@ -44,8 +44,8 @@ class Limits:
     # work: steps of about a microsecond, spent on an exact count, else on seeded duels
     # (an estimate stated with its precision). A post's tests share the post's own
     # allowance for chances (four tests' worth), apart from max_post_steps.
-    max_chance_steps: int = 1_060_000
-    max_post_chance_steps: int = 4_240_000
+    max_chance_steps: int = 1_080_000
+    max_post_chance_steps: int = 4_320_000
     # Steps of the searches that help a player whose text could not be read (a step is
     # about one character examined, about a microsecond): the nearest dice notation to an
     # unreadable roll (repair), the verb, name or craft a slip was meant to be (suggest).

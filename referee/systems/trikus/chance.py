@@ -45,8 +45,10 @@ from referee.systems.trikus.rulings import Rulings
 
 TARGET = 0.0035  # the half-width an estimate stops at (its precision then shows ±0.4 points)
 # The half-width an estimate is sure of when a count is tried first: the count may use
-# every step but what the estimate needs for this (its precision then shows ±0.5 points).
-LOOSEST = 0.0043
+# every step but what the estimate needs for this. It is kept below the ±0.5 points a
+# verdict promises, as the first duels may measure the spread short.
+LOOSEST = 0.004
+SMALL_CANCEL = 11  # dice in a test with a cancel whose joint walk is tried first
 NOT_COMPUTED = (
     "chance not computed: the tests before it in this post used the work one post may "
     "spend on chances"
@@ -150,11 +152,16 @@ def success_chances(
         for i, e in enumerate(entrants)
     )
     controls = tuple((i, False) for i in range(len(entrants)))
-    # The joint ends of a cancel are walked anew each time: one try, after the estimate's
-    # first duels, with the steps it will not need (duels with triggers may need most);
-    # each player's own ends are counted on from where the count stopped.
-    promising = (lambda: True) if tracked else counting.promising
-    share = None if tracked else 10
+    # The joint ends of a cancel are walked anew each time: one try. A small test (11
+    # dice in all or fewer, which the walk mostly finishes in a third of the budget)
+    # tries first; a larger one after the estimate's first duels, with the steps they
+    # will not need (duels with triggers may need most). Each player's own ends are
+    # counted on from where the count stopped.
+    small = gm_dice + sum(len(e.hand) + e.light for e in entrants) <= SMALL_CANCEL
+    promising: Callable[[], bool] = counting.promising
+    share: int | None = 10
+    if tracked:
+        promising, share = (lambda: not small), (3 if small else None)
     return _worked_out(
         key, limits, exact, promising, share, gm_dice, entrants, rulings, success, controls, kinds
     )
@@ -214,7 +221,7 @@ def _worked_out(
     A quick count first (a ``share``-th of the steps; none when ``share`` is None), which
     settles most tests; else the estimate's first duels, which tell how many steps it
     will need; then, if the count looks worth it (``promising``), it goes on with every
-    step but those the estimate needs for ±0.5 points (:data:`LOOSEST`); if it still
+    step but those the estimate needs for ±0.4 points (:data:`LOOSEST`); if it still
     stops, the estimate plays on with what is left.
     """
     full_key = (*key, limits.max_chance_steps)

@@ -275,13 +275,15 @@ def test_within_the_budget_the_chance_is_exact() -> None:
 
 def test_a_count_that_can_finish_is_not_starved_by_the_estimate() -> None:
     """After the estimate's first duels, a promising count may use every step the estimate
-    does not need for half a point: four Masters, one escaping at 8, against 4 dice."""
-    players = (line("P", 3, escape=(1, 8)), *(line(n, 3) for n in "ZMK"))
-    found = success_chances(4, players, Rulings())
-    assert all(c is not None and c.exact is not None for c in found)
-    assert found == tuple(
-        Chance(p) for p in count_ends(4, players, Rulings(), Effort(10**8))[PairEnd.WON]
+    does not need for 0.4 points: a Master with 2 Morale and two Masters against 5 dice."""
+    players = (
+        Entrant("P", (DieKind.LINE,) * 3 + (DieKind.MORALE,) * 2),
+        line("Z", 3),
+        line("M", 3),
     )
+    found = success_chances(5, players, Rulings())
+    exact = count_ends(5, players, Rulings(), Effort(10**8))[PairEnd.WON]
+    assert found == tuple(Chance(p) for p in exact)
 
 
 def test_a_party_of_every_trigger_and_a_cancel_gets_half_a_point_or_better() -> None:

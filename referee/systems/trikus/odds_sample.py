@@ -182,9 +182,9 @@ class Sampling:
         """Each class's mean Success per stratum over the first duels: the prediction.
 
         Any prediction keeps the estimate unbiased (its expectation is exact, from
-        :func:`~.odds_strata.stratum_law`); the closer, the fewer duels the target needs. A stratum
-        the first duels never met is predicted as the top dice say (1 higher, 0 lower,
-        half for a tie).
+        :func:`~.odds_strata.stratum_law`); the closer, the fewer duels the target needs.
+        A stratum the first duels never met is predicted as the top dice say (1 higher,
+        0 lower, half for a tie).
         """
         for g in self.groups:
             sums, counts = [0.0] * STRATA, [0] * STRATA
@@ -261,8 +261,8 @@ def _pool(entrant: Entrant) -> int:
 
 
 def stratum(played: Played, pair: int) -> int:
-    """The pair's stratum in a played duel (see :func:`~.odds_strata.stratum_law`), its first-throw
-    voids set aside."""
+    """The pair's stratum in a played duel (see :func:`~.odds_strata.stratum_law`), its
+    first-throw voids set aside."""
     void = played.voids[pair]
     gm = (played.gm + played.gm_rest)[void:]
     mine = (played.rolled[pair] + played.rests[pair])[void:]

@@ -32,12 +32,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import prawcore
 
 from referee.base.errors import StoreError
 from referee.pipeline.batch import load_thread
@@ -417,6 +422,17 @@ def parser() -> argparse.ArgumentParser:
     return main_parser
 
 
+def _listening(url: str) -> bool:
+    """Whether something accepts connections at ``url`` (a local address: an answer or a
+    refusal is immediate; the timeout only guards a port that swallows packets)."""
+    address = urlsplit(url)
+    try:
+        with socket.create_connection((address.hostname, address.port or 80), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments or arguments[0].startswith("-"):
@@ -424,7 +440,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(arguments)
     if args.command == "start":
         return _start(args)
-    return ACTIONS[args.command](LocalReddit.read(args.trial), args)
+    local = LocalReddit.read(args.trial)
+    stopped = SystemExit(
+        f"No local Reddit answers at {local.url}: the one started for {args.trial} has "
+        "stopped (its posts went with it). Start a new one in another terminal: "
+        f"referee-fake start --trial {args.trial} --fresh"
+    )
+    if args.command != "accounts" and not _listening(local.url):
+        raise stopped
+    try:
+        return ACTIONS[args.command](local, args)
+    except prawcore.exceptions.RequestException:  # it stopped while we spoke to it
+        raise stopped from None
+    except BrokenPipeError:  # the reader went away (`| head`): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

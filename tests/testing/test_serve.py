@@ -1,10 +1,12 @@
 """Tests for referee.testing.serve: the docs' way to watch the live bot without Reddit."""
 
 import re
+import socket
 
 import pytest
 
 from referee.cli import main
+from referee.testing.fake_client import LocalReddit
 from referee.testing.reddit_server import FakeReddit
 from referee.testing.serve import describe, seed, seed_thread, write_campaign
 from referee.testing.serve import main as serve
@@ -120,3 +122,26 @@ def test_a_sub_command_without_a_running_server_says_how_to_start_one(tmp_path) 
     with pytest.raises(SystemExit) as stopped:
         serve(["post", "--trial", str(tmp_path), "--as", "gm_talon", "[[roll 1d6]]"])
     assert f"referee-fake start --trial {tmp_path}" in str(stopped.value)
+
+
+def test_a_sub_command_after_the_server_stopped_says_how_to_start_a_new_one(tmp_path) -> None:
+    """The trial's state names a local Reddit that no longer listens (its terminal was
+    closed): `post` says so and how to start a new one, instead of a traceback."""
+    with socket.socket() as probe:  # a port on 127.0.0.1 where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    LocalReddit(
+        url=f"http://127.0.0.1:{port}",
+        client_id="id",
+        client_secret="secret",
+        subreddit="trial",
+        thread="t3_1",
+        bot="referee_bot",
+        accounts={"gm_talon": "password"},
+        roles={"gm_talon": "GM"},
+    ).write(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        serve(["post", "--trial", str(tmp_path), "--as", "gm_talon", "[[roll 1d6]]"])
+    message = str(stopped.value)
+    assert f"No local Reddit answers at http://127.0.0.1:{port}" in message
+    assert f"referee-fake start --trial {tmp_path} --fresh" in message

@@ -271,32 +271,7 @@ class _Walk:
             mask = masks.get(lane)
             faces &= self.quiet_faces(lane) if mask is None else mask
         steps = [self.quiet_step(lane) for lane in ready]
-        groups = _tally(steps, faces) if faces else {}
-        parts = self.lanes.parts
-        rows = []  # the commonest: every lane's part goes one way
-        common = 1
-        for effect, count in groups.items():
-            denominator, weight, held = SIDES, count, []
-            for step in effect:
-                lanes, weights, divisor = parts[step]
-                if len(lanes) != 1:
-                    break
-                denominator *= divisor
-                weight *= weights[0]
-                held.append(lanes[0])
-            else:
-                held.sort()
-                rows.append((tuple(held), weight, denominator))
-                common = lcm(common, denominator)
-                continue
-            break
-        if len(rows) == len(groups):
-            joined: dict[tuple[int, ...], int] = {}
-            for lanes_held, weight, denominator in rows:
-                joined[lanes_held] = joined.get(lanes_held, 0) + weight * (common // denominator)
-            outcomes, combos = tuple(joined.items()), len(rows)
-        else:
-            outcomes, common, combos, _ = self.join(groups, SIDES)
+        outcomes, common, combos, _ = self.join(_tally(steps, faces) if faces else {}, SIDES)
         by_lane: dict[int, int] = {}
         for after, w in outcomes:
             for lane in after:
@@ -353,13 +328,9 @@ class _Walk:
         finished, now = self.finished, self.now
         outcomes, denominator, _, by_lane = join
         for after, w in outcomes:
-            weight, rest = divmod(mass * w, denominator)
-            assert not rest, "a chance finer than the dice"
-            finished[after] += weight
+            finished[after] += _share(mass, w, denominator)
         for lane, w in by_lane:  # counted as if the GM threw at once: taken back
-            weight, rest = divmod(mass * w, denominator)
-            assert not rest, "a chance finer than the dice"
-            now[lane] -= weight
+            now[lane] -= _share(mass, w, denominator)
 
     def join(self, groups: Groups, sides: int) -> Join:
         """Every joint outcome of ``groups`` (sorted lanes after) with its weight over one
@@ -440,10 +411,8 @@ class _Walk:
         get = target.get
         outcomes, denominator, _, _ = join
         for after, w in outcomes:
-            weight, rest = divmod(mass * w, denominator)
-            assert not rest, "a chance finer than the dice"
             key = (gm_after, after)
-            target[key] = get(key, 0) + weight
+            target[key] = get(key, 0) + _share(mass, w, denominator)
 
     def totals(self) -> list[list[Fraction]]:
         """Each class's ends summed over its players: the deferred chances weighed."""
@@ -492,3 +461,10 @@ def _tally(steps: Iterable[tuple[int, ...]], faces: int) -> Groups:
         if faces >> face & 1:
             tally[effect] = tally.get(effect, 0) + 1
     return tally
+
+
+def _share(mass: int, weight: int, denominator: int) -> int:
+    """``mass * weight / denominator``, exact: both count outcomes of d10s (asserted)."""
+    share, rest = divmod(mass * weight, denominator)
+    assert not rest, "a chance finer than the dice"
+    return share

@@ -170,16 +170,14 @@ class Sampling:
         self.first.append((successes, strata))
         if self.duels == LEAST:
             self.fit()
-            for early in self.first:
-                self.add(*early)
-            self.first = []
             # The spread measured: the duels for the target, in batches.
             widest = max(self.margin(g) for g in self.groups)
             wanted = LEAST * (widest / self.target) ** 2
             self.needed = max(LEAST, BATCH * math.ceil(wanted / BATCH))
 
     def fit(self) -> None:
-        """Each class's mean Success per stratum over the first duels: the prediction.
+        """Each class's mean Success per stratum over the first duels: the prediction;
+        then those duels go into the sums, less it, as every later one does.
 
         Any prediction keeps the estimate unbiased (its expectation is exact, from
         :func:`~.odds_strata.stratum_law`); the closer, the fewer duels the target needs.
@@ -200,6 +198,9 @@ class Sampling:
             self.fitted[g] = [
                 sums[n] / counts[n] if counts[n] else default[n] for n in range(STRATA)
             ]
+        for early in self.first:
+            self.add(*early)
+        self.first = []
 
     def add(self, successes: Sequence[bool], strata: tuple[int, ...]) -> None:
         """One duel's residuals (Success less its prediction) into each class's sums."""
@@ -233,9 +234,6 @@ class Sampling:
             raise TooFewDuels(f"{self.duels} duels before the budget ran out")
         if self.first:  # stopped before the fit: the duels so far fit the predictions
             self.fit()
-            for early in self.first:
-                self.add(*early)
-            self.first = []
         found = []
         for k, group in enumerate(self.classes):
             law = self.laws[k]

@@ -60,6 +60,7 @@ from referee.live.parts import (
     CycleReport,
     Task,
     backoff_delay,
+    pay_requests,
 )
 from referee.live.reddit import LISTING_REACH, Failure, Forum, ForumError, open_forum
 from referee.live.schedule import (
@@ -361,12 +362,7 @@ class AccountHost:
 
     def _pay(self) -> None:
         """Count the account's requests since last time against its budget, once."""
-        usage = self.forum.usage()
-        sent, self._sent = usage.sent - self._sent, usage.sent
-        if sent > 0:
-            now = self.clock()
-            self.budget.spend(now, sent)
-            self.budget.observe(now, usage.remaining, usage.reset_seconds)
+        self._sent = pay_requests(self.forum, self.budget, self.clock, self._sent)
 
     def _back_off(self, error: ForumError) -> None:
         self._backoff_step += 1

@@ -243,3 +243,14 @@ def backoff_delay(failures: int, interval: float, retry_after: float | None) -> 
     """
     delay = min(MAX_BACKOFF, interval * 2 ** (failures - 1))
     return max(delay, retry_after) if retry_after else delay
+
+
+def pay_requests(forum: Forum, budget: Budget, clock: Callable[[], float], counted: int) -> int:
+    """Count the requests ``forum`` sent past ``counted`` against ``budget``, heeding
+    Reddit's own count of what is left; the total counted now."""
+    usage = forum.usage()
+    if usage.sent > counted:
+        now = clock()
+        budget.spend(now, usage.sent - counted)
+        budget.observe(now, usage.remaining, usage.reset_seconds)
+    return usage.sent

@@ -97,6 +97,7 @@ from referee.live.parts import (
     Task,
     backoff_delay,
     iso_time,
+    pay_requests,
     thread_fullname,
 )
 from referee.live.reading import ReadsReddit
@@ -463,12 +464,7 @@ class Worker(ReadsReddit, PublishesRoster, TellsGMs, TakesShellRequests, KeepsPa
 
     def _pay(self) -> None:
         """Count the requests sent since last time against the budget; heed Reddit's count."""
-        usage = self.forum.usage()
-        sent, self._sent = usage.sent - self._sent, usage.sent
-        if sent > 0:
-            now = self.clock()
-            self.budget.spend(now, sent)
-            self.budget.observe(now, usage.remaining, usage.reset_seconds)
+        self._sent = pay_requests(self.forum, self.budget, self.clock, self._sent)
 
     def _back_off(self, error: ForumError) -> None:
         self._backoff_step += 1

@@ -405,8 +405,7 @@ class HostedWorker(Worker):
             if held is None or post_rank(listing.newest) > post_rank(held):
                 self.held[key] = listing.newest  # the others' posts there are not its own
             self.cover(kind, listing)
-        self._store_held()  # nothing queued: the cursors move on now
-        self.store.flush(sync=False)
+        self._store_held()  # nothing queued: the cursors move on now (flushed as the step ends)
 
     def _take_read(
         self, fresh: list[Post], older: list[Post], cursors: dict[str, str], report: CycleReport

@@ -13,6 +13,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from referee.base.names import is_format
+
 # What Reddit's Markdown acts on mid-line: emphasis, links, code, tables, superscript,
 # spoilers and autolinks ("www." and "scheme:"). List and heading marks act only at the
 # start of a line, so they are escaped there alone.
@@ -21,7 +23,9 @@ _LINE_START = frozenset("-+=")
 # "/" stops u/ and r/ links; brackets as entities mean echoed text never forms a [[tag]],
 # even for a reader that undoes backslash escapes.
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "/": "&#47;", "[": "&#91;", "]": "&#93;"}
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2066-\u2069]+")
+# Controls, line breaks and the format characters a quick range catches; any other format
+# character (Cf: bidi marks, word joiners, byte-order marks, tags) is found by its category.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]+")
 # Every character to write otherwise, as one str.translate table (entities win over "\").
 _WRITTEN = {ord(char): "\\" + char for char in _ESCAPED} | {
     ord(char): entity for char, entity in _ENTITIES.items()
@@ -40,7 +44,10 @@ def escape_markdown(text: object, max_chars: int = 200) -> str:
 
 @lru_cache(maxsize=8192)
 def _escape(text: str, max_chars: int) -> str:
-    flat = " ".join(_CONTROL.sub(" ", text).split())
+    text = _CONTROL.sub(" ", text)
+    if not text.isascii():
+        text = "".join(" " if is_format(char) else char for char in text)
+    flat = " ".join(text.split())
     if len(flat) > max_chars:
         flat = flat[: max_chars - 1] + "…"
     written = flat.translate(_WRITTEN)

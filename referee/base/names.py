@@ -1,4 +1,13 @@
-"""Finding the name a player meant: exactly, by its first words, or a suggestion for a typo.
+"""Names as they show, and finding the name a player meant: exactly, by first words, or a typo.
+
+Every name that enters (a sheet's ``name:``, a tag's name, an NPC, a rename) passes
+through :func:`normalise_name`: NFKC, format and bidi characters dropped, blank-looking
+fillers made spaces, one space between words. A name is then keyed and shown as it
+looks, so ``Kara Venn\u2060`` is Kara Venn and ``Dax\u202eOrrel`` is DaxOrrel.
+:func:`look_alike_key` is a name's confusable skeleton (Unicode TS #39, from the
+confusables data of ``confusable_homoglyphs``): two names with one skeleton look
+alike (``Kаra`` with a Cyrillic а and ``Kara``), and :func:`mixed_scripts` finds a
+name spelt in letters of alphabets that are not written together.
 
 A :class:`NameIndex` holds the campaign's names as keys (folded: one space between
 words, casefolded, see :func:`name_key`). Each lookup costs the same however many
@@ -26,11 +35,86 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from collections.abc import Callable, Iterable
+from functools import lru_cache
+
+from confusable_homoglyphs.categories import unique_aliases
+from confusable_homoglyphs.confusables import confusables_data
 
 from referee.base.effort import Effort
 from referee.base.limits import DEFAULT_LIMITS
 
-__all__ = ["NameIndex", "fold_accents", "name_key"]
+__all__ = [
+    "NameIndex",
+    "fold_accents",
+    "is_format",
+    "is_invisible",
+    "look_alike_key",
+    "mixed_scripts",
+    "name_key",
+    "normalise_name",
+]
+
+# Characters that show as blank space but are letters or symbols, not spaces (Hangul
+# fillers, the blank Braille pattern): a name reads them as a space.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Format (Cf: zero-width, bidi, word joiner, byte-order mark...), control and surrogate
+# characters show nothing, or change how the text beside them shows.
+_DROPPED_CATEGORIES = frozenset({"Cf", "Cc", "Cs"})
+# The rest of Unicode's default-ignorable characters, which show nothing either: the
+# combining grapheme joiner, Khmer's inherent vowels, Mongolian and other variation
+# selectors, unassigned ignorables and tags.
+_IGNORABLE = frozenset("\u034f\u17b4\u17b5\u180b\u180c\u180d\u180f\u2065") | frozenset(
+    map(chr, [*range(0xFE00, 0xFE10), *range(0xFFF0, 0xFFF9), *range(0xE0000, 0xE1000)])
+)
+# Scripts written together in one name (TS #39's "highly restrictive" level): Latin with
+# Japanese, Chinese or Korean. Common (digits, punctuation) and Inherited (combining
+# marks) go with any script.
+_TOGETHER = (
+    frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}),
+    frozenset({"LATIN", "HAN", "BOPOMOFO"}),
+    frozenset({"LATIN", "HAN", "HANGUL"}),
+)
+_ANY_SCRIPT = frozenset({"COMMON", "INHERITED", "Unknown"})  # "Unknown": not in its table
+
+
+def is_format(char: str) -> bool:
+    """Whether ``char`` is a format, bidi or control character (not a space): it shows
+    nothing, or changes how the text beside it shows.
+
+    >>> is_format("\u202e"), is_format("\ufeff"), is_format("\u061c"), is_format(" ")
+    (True, True, True, False)
+    """
+    return unicodedata.category(char) in _DROPPED_CATEGORIES and not char.isspace()
+
+
+def is_invisible(char: str) -> bool:
+    """Whether ``char`` shows nothing in a name: a format character or another ignorable.
+
+    >>> is_invisible("\u2060"), is_invisible("\ufe0f"), is_invisible("a")
+    (True, True, False)
+    """
+    return is_format(char) or char in _IGNORABLE
+
+
+@lru_cache(maxsize=8192)  # names repeat post after post; each is normalised once
+def normalise_name(name: str) -> str:
+    """``name`` as it shows: NFKC, invisible characters dropped, blanks one space each.
+
+    >>> normalise_name("  Kara\u2060  Venn\ufeff "), normalise_name("Dax\u202eOrrel")
+    ('Kara Venn', 'DaxOrrel')
+    >>> normalise_name("\u3164"), normalise_name("Ｋａｒａ\u3164Venn")
+    ('', 'Kara Venn')
+    """
+    if name.isascii() and name.isprintable():
+        return " ".join(name.split())
+    shown = []
+    for char in unicodedata.normalize("NFKC", name):
+        if char in _BLANK or char.isspace():
+            shown.append(" ")
+        elif not is_invisible(char):
+            shown.append(char)
+    # Dropping a character may bring marks together that compose: normalised again.
+    return " ".join(unicodedata.normalize("NFKC", "".join(shown)).split())
 
 # Names sharing one deleted-letter form beyond this many are not told apart by it.
 _PER_VARIANT = 16
@@ -38,13 +122,63 @@ _LONGEST = 40  # letters: longer names are suggested by their first word only
 _CUTOFF = 0.6  # difflib's similarity below which a name is no suggestion
 
 
+@lru_cache(maxsize=8192)
 def name_key(name: str) -> str:
-    """How a name is compared: one space between words, casefolded.
+    """How a name is compared: as it shows (:func:`normalise_name`), casefolded.
 
-    >>> name_key("  Kara   VENN ")
-    'kara venn'
+    >>> name_key("  Kara   VENN "), name_key("Kara Venn\u2060")
+    ('kara venn', 'kara venn')
     """
-    return " ".join(name.split()).casefold()
+    return normalise_name(name).casefold()
+
+
+def _prototype(char: str) -> str:
+    """The character (or characters) that stands for ``char`` and every look-alike of it.
+
+    ``confusable_homoglyphs`` keeps Unicode's confusables both ways: a character that
+    imitates another lists it alone, the one imitated lists every imitation. So the
+    prototype is the character with many look-alikes, the sequence a character imitates
+    (``m`` looks like ``rn``), or of a pair imitating only each other, either (the lesser).
+    """
+    found = confusables_data.get(char)
+    if not found or len(found) > 1:
+        return char
+    other = str(found[0]["c"])
+    if len(other) > 1:
+        return "".join(map(_prototype, other))
+    return other if len(confusables_data.get(other, ())) > 1 else min(char, other)
+
+
+def _skeleton(text: str) -> str:
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", "".join(map(_prototype, decomposed)))
+
+
+@lru_cache(maxsize=8192)
+def look_alike_key(name: str) -> str:
+    """What ``name`` looks like: its TS #39 skeleton, case folded (names ignore case).
+
+    Two names with one key look alike: a Cyrillic ``а`` for a Latin ``a``, ``0`` for
+    ``O``, ``rn`` for ``m``.
+
+    >>> look_alike_key("K\u0430ra Venn") == look_alike_key("KARA VENN")
+    True
+    >>> look_alike_key("Kara Venn") == look_alike_key("Kara Vern")
+    False
+    """
+    return _skeleton(_skeleton(normalise_name(name)).casefold())
+
+
+def mixed_scripts(name: str) -> tuple[str, ...]:
+    """The alphabets ``name`` mixes that are not written together (empty if none).
+
+    >>> mixed_scripts("K\u0430ra Venn"), mixed_scripts("Zoë 2"), mixed_scripts("山田エリ")
+    (('Cyrillic', 'Latin'), (), ())
+    """
+    scripts = unique_aliases(normalise_name(name)) - _ANY_SCRIPT
+    if len(scripts) < 2 or any(scripts <= together for together in _TOGETHER):
+        return ()
+    return tuple(sorted(script.title() for script in scripts))
 
 
 def fold_accents(text: str) -> str:

@@ -73,6 +73,9 @@ DEFAULT_LIMITS = Limits()
 _INTEGER = re.compile(r"([+-]?)0*([0-9]{1,30})")
 # Zero-width characters, bidi controls and the rest of Unicode's "format" category.
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Zs", "Zl", "Zp", "Mn", "Me"})
+# Letters and symbols that show as blank space (Hangul fillers, the blank Braille
+# pattern): a name of them shows nothing, and inside a name they read as a space.
+BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 def read_int(text: str, what: str, low: int, high: int) -> int:
@@ -104,12 +107,12 @@ with the digits 0-9, not '³'.
 @lru_cache(maxsize=4096)  # names repeat post after post; each is normalised once
 def is_visible(name: str) -> bool:
     """Whether ``name`` shows at least one character once normalised (NFKC) and stripped
-    of zero-width and bidi controls, spaces and combining marks.
+    of zero-width and bidi controls, spaces, combining marks and blank-looking fillers.
 
-    >>> is_visible("Kara"), is_visible("\\u200b\\u200d \\u202e"), is_visible("")
+    >>> is_visible("Kara"), is_visible("\\u200b\\u200d \\u202e"), is_visible("\\u3164")
     (True, False, False)
     """
     return any(
-        unicodedata.category(char) not in _INVISIBLE_CATEGORIES
+        unicodedata.category(char) not in _INVISIBLE_CATEGORIES and char not in BLANK_LOOKING
         for char in unicodedata.normalize("NFKC", name)
     )

@@ -41,7 +41,7 @@ from confusable_homoglyphs.categories import unique_aliases
 from confusable_homoglyphs.confusables import confusables_data
 
 from referee.base.effort import Effort
-from referee.base.limits import DEFAULT_LIMITS
+from referee.base.limits import BLANK_LOOKING, DEFAULT_LIMITS
 
 __all__ = [
     "NameIndex",
@@ -54,9 +54,6 @@ __all__ = [
     "normalise_name",
 ]
 
-# Characters that show as blank space but are letters or symbols, not spaces (Hangul
-# fillers, the blank Braille pattern): a name reads them as a space.
-_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 # Format (Cf: zero-width, bidi, word joiner, byte-order mark...), control and surrogate
 # characters show nothing, or change how the text beside them shows.
 _DROPPED_CATEGORIES = frozenset({"Cf", "Cc", "Cs"})
@@ -109,7 +106,7 @@ def normalise_name(name: str) -> str:
         return " ".join(name.split())
     shown = []
     for char in unicodedata.normalize("NFKC", name):
-        if char in _BLANK or char.isspace():
+        if char in BLANK_LOOKING or char.isspace():
             shown.append(" ")
         elif not is_invisible(char):
             shown.append(char)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from referee.base.errors import UserError
 from referee.base.limits import Limits, is_visible
+from referee.base.names import normalise_name
 
 FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)[^\n]*\n(.*?)^[ \t]{0,3}\1[ \t]*$", re.M | re.S)
 
@@ -110,7 +111,7 @@ def read_key_values(
 
 
 def _name(value: str, limits: Limits) -> str:
-    name = " ".join(value.split())
+    name = normalise_name(value)
     if not is_visible(name) or len(name) > limits.max_name_chars:
         raise UserError(f"a name shows letters and has at most {limits.max_name_chars} characters.")
     return name

@@ -33,6 +33,7 @@ from typing import Any, NoReturn
 
 from referee.base.errors import TagError
 from referee.base.limits import DEFAULT_LIMITS, Limits, is_visible
+from referee.base.names import name_key, normalise_name
 from referee.notation import Expression, looks_like_expression, parse_expression
 from referee.read.suggest import suggest_verb
 from referee.system.interface import DEFAULT_CONTEXT, ParseContext, Verb
@@ -288,9 +289,10 @@ def signed_number(text: str, usage: str, limits: Limits) -> int:
 
 
 def name_argument(text: str, what: str, usage: str, limits: Limits) -> str:
-    """A name from a tag, spaces collapsed; TagError if empty or longer than the limit."""
-    name = collapse(text)
-    if not name:
+    """A name from a tag as it shows (:func:`~referee.base.names.normalise_name`); TagError
+    if it shows nothing or is longer than the limit."""
+    name = normalise_name(text)
+    if not text.strip():
         raise TagError(f"Name the {what}.", usage)
     if not is_visible(name):
         raise TagError(
@@ -331,7 +333,7 @@ def known_prefix(words: list[str], context: ParseContext) -> int:
         length += len(word) + 1
         if length > context.limits.max_name_chars:
             break
-        if " ".join(words[:count]).casefold() in context.known_names:
+        if name_key(" ".join(words[:count])) in context.known_names:
             best = count
     return best
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from referee.base.errors import UnknownName, UserError
 from referee.base.limits import DEFAULT_LIMITS, Limits, is_visible, read_int
+from referee.base.names import normalise_name
 
 from .checks import validate_character
 from .rulings import Rules
@@ -225,6 +226,8 @@ def _read_line(
 ) -> None:
     """Put one ``key: value`` line into ``record``; UserError (or a problem) if it is wrong."""
     what = _FULL_STAT.get(key, key).replace("_", " ").capitalize()
+    if key == "name":  # kept as it shows, so it is keyed as it shows
+        value = normalise_name(value)
     if len(value) > limits.max_name_chars * 2:
         problems.append(f"Line {number} is too long.")
     elif key in _NAMES and (problem := _name_problem(value, number, key)) is not None:

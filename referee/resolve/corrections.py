@@ -33,7 +33,7 @@ from referee.resolve import tracker
 from referee.resolve.tracker_verbs import TABLE as INITIATIVE
 from referee.store.entries import character_key
 from referee.store.records import undo
-from referee.system import Context, ParseContext, Resolution, Verb
+from referee.system import Context, ParseContext, Resolution, Verb, refuse_look_alike
 from referee.system.visibility import TABLE as VISIBILITY
 from referee.system.visibility import is_npc
 
@@ -276,6 +276,7 @@ def _rename(request: Correct, context: Context) -> Resolution:
     characters = context.table("characters")
     if new_key != key and (new_key in characters or new_key in context.table("applications")):
         raise RuleViolation(f"{request.new_name} is taken; choose another name.")
+    refuse_look_alike(context, request.new_name, renaming=str(record["name"]))
     sheet = dict(record.get("sheet") or {})
     sheet["name"] = request.new_name
     if context.system is not None:

@@ -58,6 +58,7 @@ from referee.system import (
     System,
     Verb,
     refuse_gm_options,
+    refuse_look_alike,
     require_gm,
     verb_table,
 )
@@ -126,6 +127,7 @@ def resolve_apply(request: Apply, context: Context, dice: DiceSource) -> Resolut
     # the application goes on, and the GM is told at approval (_refuse_name_clash).
     if held is not None and not _held_by(held, author) and context.roster.finds(character.name):
         raise Forbidden(f"{character.name} is already in play; choose another name.")
+    refuse_look_alike(context, character.name)
     applications = context.table("applications")
     application = applications.get(key) or {"name": character.name, "owner": author, "versions": []}
     if str(application["owner"]).casefold() != author.casefold():

@@ -28,7 +28,7 @@ from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation, TagError, UserError
 from referee.base.limits import DEFAULT_LIMITS
 from referee.read.tags import name_argument
-from referee.system import Context, ParseContext, Resolution, System, Verb
+from referee.system import Context, ParseContext, Resolution, System, Verb, refuse_look_alike
 
 NPC_USAGE = "[[npc Bandit: key value, key value]]"
 
@@ -85,6 +85,7 @@ def resolve_npc(request: BringNpc, context: Context, dice: DiceSource) -> Resolu
     """Read the sheet with the system's sheet format, check it, and add the NPC."""
     if request.name in context.roster:
         raise RuleViolation(f"{request.name} already exists; choose another name.")
+    refuse_look_alike(context, request.name)
     system = context.system
     if system is None:  # pragma: no cover - a campaign always has a system
         raise RuleViolation("This campaign has no dice system to read an NPC's sheet.")

@@ -99,6 +99,7 @@ from referee.system.interface import (
     rulings_defaults,
     verb_table,
 )
+from referee.system.look_alikes import refuse_look_alike
 from referee.system.registry import BUILT_IN, GROUP, installed_systems, load_system
 from referee.system.roster import Roster, SheetFormat, unique_prefix
 
@@ -124,6 +125,7 @@ __all__ = [
     "installed_systems",
     "load_system",
     "refuse_gm_options",
+    "refuse_look_alike",
     "require_control",
     "require_gm",
     "rulings_defaults",

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from referee.base.dice import DiceSource
-from referee.base.errors import Forbidden, UnknownName
+from referee.base.errors import Forbidden, NoSuchCharacter
 from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.base.posts import Post
 from referee.store.changes import ChangeSet, TrackedTable
@@ -430,21 +430,22 @@ def refuse_gm_options(verb: Verb, request: Any, context: Context) -> None:
 
 
 def _pending_application(context: Context, name: str) -> dict[str, Any] | None:
-    """The application ``name`` means (exactly, or the only one it starts), if any."""
+    """The application not yet approved that ``name`` means (exactly, or the only one it
+    starts), if any."""
     applications = context.table("applications")
     key = character_key(name)
     found = applications.get(key)
     if found is None:
         starting = unique_prefix(key, applications.keys())
         found = applications.get(starting) if starting else None
-    return found
+    return found if found is not None and found.get("status") != "approved" else None
 
 
 def require_control(context: Context, name: str, doing: str) -> Any:
     """The character ``name`` refers to, if the author may act for it; else Forbidden."""
     try:
         character = context.roster.find(name)
-    except UnknownName:
+    except NoSuchCharacter:  # not when the name is ambiguous: that is the answer
         pending = _pending_application(context, name)
         if pending:
             raise Forbidden(

@@ -190,8 +190,8 @@ class Roster:
             # Names the visibility hook hides are not listed (nor counted) to the asker.
             records = [self._record(k) for k in starting[:20]]
             listed = [str(r["name"]) for r in records if self.suggestable(r)][:5]
-            shown = ", ".join(listed) if listed else "more than one character"
-            raise UnknownName(f"'{name}' could mean {shown}; write the full name.")
+            shown = ", ".join(listed) if listed else "more than one character's name starts so"
+            raise UnknownName(f"{name} is ambiguous: {shown} — write the full name.")
         raise NoSuchCharacter(f"No character is named '{name}'.{self.suggestion(key)}", name)
 
     def suggestion(self, key: str) -> str:

@@ -158,8 +158,8 @@ def test_a_tag_no_verb_fits_points_to_help_not_to_another_verb(referee) -> None:
 
 
 def test_the_visibility_hook_keeps_a_hidden_name_out_of_an_ambiguous_answer(open_campaign) -> None:
-    """'Trooper' could mean Trooper 1 or 2: a hidden Trooper 2 is not listed to the player."""
+    """'Trooper' is ambiguous: Trooper 1 or 2: a hidden Trooper 2 is not listed to the player."""
     referee = Referee(open_campaign(SHEETS))
     referee.roster.suggestable = lambda record: record["name"] != "Trooper 2"
     text = _reply(referee, "[[roll Trooper agility]]", author="gm")
-    assert (True, False) == ("could mean Trooper 1;" in text, "Trooper 2" in text)
+    assert (True, False) == ("ambiguous\\: Trooper 1 —" in text, "Trooper 2" in text)

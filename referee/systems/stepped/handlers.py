@@ -20,7 +20,7 @@ from referee.base.dice import DiceSource
 from referee.base.errors import ConfigError, Forbidden, NoSuchCharacter, RuleViolation, UnknownName
 from referee.base.names import NameIndex
 from referee.store.entries import character_key
-from referee.system import Context, Resolution, require_control
+from referee.system import Context, Resolution, refuse_look_alike, require_control
 
 from . import odds as stepped_odds
 from .application import parse_sheet
@@ -75,7 +75,7 @@ class Fleet:
         starting = [k for k in self._index.starting(key) if self._roster.may_name(k)]
         if len(starting) > 1:
             listed = ", ".join(str(self._record(k)["name"]) for k in starting[:5])
-            raise UnknownName(f"'{name}' could mean {listed}; write the full name.")
+            raise UnknownName(f"{name} is ambiguous: {listed} — write the full name.")
         close = self._roster.close_names(key, named_only=True)
         hint = (
             f" Did you mean {' or '.join(close)}?"
@@ -366,6 +366,7 @@ def _as_sheet_line(item: str) -> str:
 def resolve_npc(request: CreateNpc, context: Context, dice: DiceSource) -> Resolution:
     if request.name in context.roster:
         raise RuleViolation(f"{request.name} already exists; choose another name.")
+    refuse_look_alike(context, request.name)
     character = character_from_record(_npc_record(request, context))
     # Checked like a sheet before it takes the name: an NPC that could not act never enters.
     problems = npc_problems(character, context.rules)

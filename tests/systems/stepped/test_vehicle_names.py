@@ -88,7 +88,7 @@ def test_a_vehicle_stat_roll_never_suggests_a_character(referee) -> None:
 
 def test_a_first_word_two_vehicles_share_asks_for_the_full_name(referee) -> None:
     """[[stat Raider armour]] could be either speeder: both are named, no 'No character'."""
-    expected = "'Raider' could mean Raider Speeder 1, Raider Speeder 2; write the full name."
+    expected = "Raider is ambiguous: Raider Speeder 1, Raider Speeder 2 — write the full name."
     assert expected == _problem(referee, "[[stat Raider armour]]")
 
 

@@ -113,6 +113,7 @@ def normalise_name(name: str) -> str:
     # Dropping a character may bring marks together that compose: normalised again.
     return " ".join(unicodedata.normalize("NFKC", "".join(shown)).split())
 
+
 # Names sharing one deleted-letter form beyond this many are not told apart by it.
 _PER_VARIANT = 16
 _LONGEST = 40  # letters: longer names are suggested by their first word only

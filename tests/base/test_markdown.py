@@ -9,9 +9,7 @@ from referee.base.markdown import escape_markdown
 
 # Every format character (Cf: bidi controls, joiners, marks, tags) Python knows of.
 FORMAT = [
-    chr(point)
-    for point in range(sys.maxunicode + 1)
-    if unicodedata.category(chr(point)) == "Cf"
+    chr(point) for point in range(sys.maxunicode + 1) if unicodedata.category(chr(point)) == "Cf"
 ]
 
 

@@ -105,7 +105,7 @@ def test_normalising_twice_changes_nothing(text):
 @pytest.mark.parametrize(
     ("real", "imitation"),
     [
-        ("Kara Venn", "K\u0430ra Venn"),  # Cyrillic а
+        ("Kara Venn", "K\u0430ra Venn"),  # a Cyrillic a (U+0430)
         ("Kara Venn", "KARA VENN"),  # case is no disguise either
         ("Orla Vex", "0rla Vex"),  # a zero for an O
         ("Trooper 1", "Trooper l"),  # a small L for a one

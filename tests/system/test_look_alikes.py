@@ -41,7 +41,7 @@ def _apply(referee, name, author="mallory", fullname="t1_app"):
 @pytest.mark.parametrize(
     ("impostor", "said"),
     [
-        ("K\u0430ra Venn", "looks like Kara Venn, a name already in play"),  # Cyrillic а
+        ("K\u0430ra Venn", "looks like Kara Venn, a name already in play"),  # a Cyrillic a (U+0430)
         ("Kara Venn\u2060", "Kara Venn is already in play"),  # a word joiner after it
         ("\u200bKara\u3164Venn", "Kara Venn is already in play"),  # zero-width, a filler
     ],

@@ -65,6 +65,14 @@ class Limits:
     # wide enough that the rules, not the parser, explain a value like 7 points.
     max_sheet_number: int = 99
     max_wounds_change: int = 99  # wounds one [[wound]] or [[heal]] adds or takes away
+    # Files a command reads because a user named them, in bytes: a larger one is refused
+    # before it is read whole, and a device or a FIFO is never read (referee.base.files).
+    # docs/reference/commands.md states each.
+    max_sheet_file_bytes: int = 128 * 1024  # `referee import SHEET`
+    max_thread_file_bytes: int = 64 * 1024 * 1024  # `referee batch THREAD.json`
+    max_config_file_bytes: int = 1024 * 1024  # config.toml, and the host file of `host`
+    max_table_file_bytes: int = 16 * 1024 * 1024  # characters.toml, the tables in data/
+    max_secret_file_bytes: int = 4096  # the campaign secret, and `verify --secret-file`
 
 
 DEFAULT_LIMITS = Limits()

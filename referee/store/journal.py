@@ -36,6 +36,7 @@ from typing import Any
 import orjson
 
 from referee.base.errors import StoreError
+from referee.base.files import open_private, write_private
 from referee.store.ledger import GENESIS, row_hash
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,9 @@ class Journal:
         self.read_only = read_only  # a reader beside the writer: never cuts, never appends
         flags = os.O_RDONLY if read_only else os.O_RDWR | os.O_CREAT | os.O_APPEND
         try:
-            self._fd = os.open(path, flags, 0o644)
+            # It holds the GMs' secret rolls in clear: its owner's alone (0600), and an
+            # older journal made 0644 is tightened by its writer.
+            self._fd = os.open(path, flags) if read_only else open_private(path, flags)
         except OSError as exc:
             raise StoreError(
                 f"Cannot open the journal {path}: {exc.strerror}. Check that the directory "
@@ -196,7 +199,7 @@ class Journal:
             return
         cut_bytes = os.pread(self._fd, self.size - offset, offset)
         keep = _unused(self.path.with_name(f"{self.path.name}.torn-{int(time.time())}"))
-        keep.write_bytes(cut_bytes)
+        write_private(keep, cut_bytes)  # rows of the journal: as private as it is
         os.ftruncate(self._fd, offset)
         os.fsync(self._fd)
         log.warning(

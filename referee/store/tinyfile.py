@@ -109,8 +109,8 @@ class AtomicJSONStorage(Storage):
                 for piece in _json_pieces(data):
                     handle.write(piece)
                 handle.flush()
-                with contextlib.suppress(FileNotFoundError):
-                    os.fchmod(handle.fileno(), self.path.stat().st_mode & 0o7777)
+                # mkstemp made it 0600, as the sheets and the GMs' private rows in it
+                # must stay: a wider mode of the file it replaces is not kept.
                 os.fsync(handle.fileno())
             os.replace(temp_name, self.path)
             fsync_directory(directory)

@@ -243,3 +243,38 @@ def test_runs_hold_every_whole_line_once_and_no_torn_tail(tmp_path, monkeypatch,
     finally:
         journal.close()
     assert b"".join(lines) == b"".join(data[:whole] for data, whole in runs)
+
+
+@pytest.fixture
+def open_umask():
+    """The usual umask 022, under which a file made without a mode is 0644."""
+    before = os.umask(0o022)
+    yield
+    os.umask(before)
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_the_journal_and_a_kept_torn_tail_are_their_owners_alone(path, open_umask):
+    """The journal holds the GMs' secret rolls in clear: 0600, never 0644, and so is the
+    .torn file that keeps a cut tail's rows."""
+    journal = _three_batches(path)
+    with journal.open("ab") as handle:
+        handle.write(b'{"roll_id":"r3","post":"t1_3","prev":"ab')
+    Store(path).close()
+    (torn,) = journal.parent.glob(journal.name + ".torn-*")
+    assert (0o600, 0o600) == (_mode(journal), _mode(torn))
+
+
+def test_a_journal_left_readable_by_others_is_tightened_by_its_writer(path, caplog):
+    """A journal an older version made 0644 is made 0600 when the store opens, logged."""
+    journal = _three_batches(path)
+    journal.chmod(0o644)
+    with Store(path, read_only=True):
+        assert 0o644 == _mode(journal)  # a reader changes nothing
+    with caplog.at_level(logging.WARNING), Store(path) as store:
+        assert ["r0", "r1", "r2"] == _ids(store)
+    assert 0o600 == _mode(journal)
+    assert "event=file_mode_tightened" in caplog.text

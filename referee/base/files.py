@@ -37,6 +37,7 @@ __all__ = [
     "open_private",
     "open_regular",
     "read_bounded",
+    "write_new",
     "write_private",
 ]
 
@@ -49,12 +50,17 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO to read must not wait
 
 
 def write_private(path: Path, data: bytes) -> None:
-    """Create ``path`` with mode 0600 and write ``data``; never an existing file or a link.
+    """Create ``path`` with mode 0600 and write ``data``; never an existing file or a link."""
+    write_new(path, data, PRIVATE_MODE)
+
+
+def write_new(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Create ``path`` with ``mode`` (less the umask) and write ``data``.
 
     ``O_EXCL | O_NOFOLLOW``: a file, or a symlink planted where ``path`` goes, is an
-    error (:class:`FileExistsError`, or :class:`OSError` for a link), never written through.
+    error (:class:`FileExistsError`), never written through.
     """
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, PRIVATE_MODE)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
 

@@ -1,6 +1,6 @@
 """``referee new DIR --system NAME``: a campaign folder, ready to try and to play.
 
-It writes, into a folder that holds no campaign yet:
+It writes, into a folder it makes or finds empty (never through a symbolic link):
 
 * ``config.toml``: every key of the core and every ruling of the system, each with a
   comment, at its default (the rulings read from the system's own rulings dataclass,
@@ -11,7 +11,7 @@ It writes, into a folder that holds no campaign yet:
   ``referee import sample-sheet.txt --owner USER`` adds;
 * ``secret.txt``: a fresh campaign secret, and in ``config.toml`` its sha256 (the
   commitment to publish before play);
-* ``praw.ini``: the bot's Reddit credentials, as placeholders;
+* ``praw.ini``: the bot's Reddit credentials, as placeholders (0600, as the secret);
 * ``.gitignore``: keeping the secret, the store and ``praw.ini`` out of version control.
 
 Nothing here knows a dice system: the sample sheet is the system's (its sheet format's
@@ -25,7 +25,6 @@ import inspect
 import os
 import re
 import secrets
-import shutil
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -35,6 +34,7 @@ from typing import Any
 
 from referee.base.dice import commitment
 from referee.base.errors import ConfigError
+from referee.base.files import write_new, write_private
 from referee.pipeline.campaign import CONFIG_NAME
 from referee.system import System, rulings_defaults
 from referee.system.registry import installed_systems, load_system
@@ -179,8 +179,9 @@ class NewCampaign:
 def new_campaign(folder: Path, system_name: str, name: str | None = None) -> NewCampaign:
     """Write a new campaign of ``system_name`` into ``folder``; ConfigError if it may not.
 
-    ``folder`` may be missing or empty of a campaign; one holding a ``config.toml`` or a
-    data folder with a store is refused, so nothing of a campaign is ever overwritten.
+    ``folder`` may be missing or an empty folder. One holding a campaign, or anything at
+    all, or a symbolic link, is refused: nothing is ever overwritten, and every file is
+    created new (``O_EXCL | O_NOFOLLOW``), never written through a link planted there.
     """
     installed = installed_systems()
     if system_name not in installed:
@@ -188,6 +189,22 @@ def new_campaign(folder: Path, system_name: str, name: str | None = None) -> New
             f"No dice system {system_name!r} is installed; the installed systems are "
             f"{', '.join(installed)}. Give one of them: referee new {folder} --system NAME."
         )
+    _refuse_unless_new(folder)
+    title = name or f"My {system_name} campaign"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "data").mkdir()
+        return _write_campaign(folder, system_name, title)
+    except OSError as exc:  # something appeared in the folder while it was being written
+        raise ConfigError(
+            f"Cannot write {exc.filename or folder}: {exc.strerror or exc}; referee new writes "
+            "only new files, never through a link. Pick a new folder name, or empty "
+            f"{folder} and run referee new again."
+        ) from exc
+
+
+def _refuse_unless_new(folder: Path) -> None:
+    """ConfigError unless ``folder`` is missing or an empty folder (and not a link)."""
     for held in (folder / CONFIG_NAME, folder / "data" / "store.json", folder / SECRET_NAME):
         if held.exists():
             raise ConfigError(
@@ -195,14 +212,30 @@ def new_campaign(folder: Path, system_name: str, name: str | None = None) -> New
                 "overwrites one. Pick a new folder, or use this one with --campaign "
                 f"{folder}."
             )
+    if folder.is_symlink():
+        raise ConfigError(
+            f"{folder} is a symbolic link; referee new writes only into a real folder it "
+            "makes or finds empty. Pick a new folder name, or give the folder the link "
+            "points to."
+        )
+    if not folder.exists():
+        return
+    if not folder.is_dir():
+        raise ConfigError(f"{folder} is a file, not a folder. Pick a new folder name.")
+    found = sorted(entry.name for entry in os.scandir(folder))
+    if found:
+        shown = ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
+        raise ConfigError(
+            f"{folder} is not empty ({shown}); referee new writes only into a folder it "
+            f"makes or finds empty. Pick a new folder name, or empty {folder} first."
+        )
+
+
+def _write_campaign(folder: Path, system_name: str, title: str) -> NewCampaign:
+    """Write the campaign's files into the empty ``folder``, each a new file (never a link)."""
     system = load_system(system_name)
-    title = name or f"My {system_name} campaign"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "data").mkdir(exist_ok=True)
     secret = secrets.token_hex(32).encode()
-    descriptor = os.open(folder / SECRET_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(secret + b"\n")
+    write_private(folder / SECRET_NAME, secret + b"\n")
     digest = commitment(secret)
     config = _CORE.format(
         name=title,
@@ -212,14 +245,14 @@ def new_campaign(folder: Path, system_name: str, name: str | None = None) -> New
         secret_name=SECRET_NAME,
         sha256=digest,
     )
-    (folder / CONFIG_NAME).write_text(config + "\n" + rulings_table(system), encoding="utf-8")
-    (folder / "data" / "characters.toml").write_text(_CHARACTERS, encoding="utf-8")
+    write_new(folder / CONFIG_NAME, (config + "\n" + rulings_table(system)).encode())
+    write_new(folder / "data" / "characters.toml", _CHARACTERS.encode())
     for table in starter_tables(system):
-        shutil.copyfile(table, folder / "data" / table.name)
+        write_new(folder / "data" / table.name, table.read_bytes())
     sample = folder / SAMPLE_NAME
-    sample.write_text(sample_sheet(system), encoding="utf-8")
-    (folder / "praw.ini").write_text(_PRAW_INI, encoding="utf-8")
-    (folder / ".gitignore").write_text(_GITIGNORE.format(secret_name=SECRET_NAME), encoding="utf-8")
+    write_new(sample, sample_sheet(system).encode())
+    write_private(folder / "praw.ini", _PRAW_INI.encode())  # the bot's credentials, once filled
+    write_new(folder / ".gitignore", _GITIGNORE.format(secret_name=SECRET_NAME).encode())
     return NewCampaign(folder, folder / CONFIG_NAME, digest, sample, system_name, title)
 
 

@@ -169,3 +169,72 @@ def test_the_tables_a_system_ships_for_new_campaigns_are_the_repositorys():
     """stepped's campaign/ tables are byte for byte the repository's data/ tables."""
     tables = starter_tables(load_system("stepped"))
     assert [(DATA / t.name).read_bytes() for t in tables] == [t.read_bytes() for t in tables]
+
+
+def test_new_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path, capsys):
+    """A folder holding anything, even no campaign, is refused: nothing in it is touched,
+    and the message says how to go on."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "todo.txt").write_text("buy dice\n")
+    code = main(["new", str(folder), "--system", "pool"])
+    err = capsys.readouterr().err
+    assert (2, ["todo.txt"]) == (code, sorted(p.name for p in folder.iterdir()))
+    assert "not empty" in err and "Pick a new folder name, or empty" in err
+
+
+def test_new_never_writes_through_a_symlink_planted_in_the_folder(tmp_path, capsys):
+    """A link planted where praw.ini goes (pointing at a file the attacker wants written)
+    is refused, and the file it points to stays as it was."""
+    folder = tmp_path / "campaign"
+    folder.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    (folder / "praw.ini").symlink_to(victim)
+    code = main(["new", str(folder), "--system", "edge"])
+    assert (2, "mine\n") == (code, victim.read_text())
+    assert ["praw.ini"] == [p.name for p in folder.iterdir()]
+
+
+def test_new_refuses_a_folder_that_is_a_symlink(tmp_path, capsys):
+    """The campaign folder itself given as a link is refused: nothing is written behind it."""
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    (tmp_path / "campaign").symlink_to(real)
+    code = main(["new", str(tmp_path / "campaign"), "--system", "hits"])
+    assert (2, []) == (code, list(real.iterdir()))
+    assert "symbolic link" in capsys.readouterr().err
+
+
+def test_a_link_planted_while_new_writes_is_never_followed(tmp_path, monkeypatch, capsys):
+    """Between the check and the writing, a link planted where a file goes is refused
+    (every file is created O_EXCL | O_NOFOLLOW), not written through."""
+    import referee.pipeline.new as new
+
+    folder = tmp_path / "campaign"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    checked = new._refuse_unless_new
+
+    def check_then_plant(path: Path) -> None:
+        checked(path)
+        path.mkdir()
+        (path / "config.toml").symlink_to(victim)
+
+    monkeypatch.setattr(new, "_refuse_unless_new", check_then_plant)
+    code = main(["new", str(folder), "--system", "pool"])
+    assert (2, "mine\n") == (code, victim.read_text())
+    assert "Pick a new folder name" in capsys.readouterr().err
+
+
+def test_the_secret_and_the_credentials_are_their_owners_alone(tmp_path, capsys):
+    """secret.txt and praw.ini are 0600 under the usual umask 022; the rest is not secret."""
+    import os
+
+    before = os.umask(0o022)
+    try:
+        main(["new", str(tmp_path / "c"), "--system", "stepped"])
+    finally:
+        os.umask(before)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in (tmp_path / "c").iterdir() if p.is_file()}
+    assert (0o600, 0o600, 0o644) == (modes["secret.txt"], modes["praw.ini"], modes["config.toml"])

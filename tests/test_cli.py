@@ -529,3 +529,53 @@ def test_history_deleted_lists_a_deleted_rolled_post_with_its_rolls(demo, capsys
     out = capsys.readouterr().out
     assert "gone1-deleted" in out and "was deleted after rolling gone1-1 (total" in out
     assert "1 deleted or removed posts in the ledger." in out
+
+
+# -- files a command is handed: regular files only, each under a stated cap --------------
+
+
+def test_import_refuses_a_device_instead_of_reading_it_forever(demo, capsys):
+    """`referee import /dev/zero` hung; a device (here /dev/null) is refused at once,
+    saying a regular file is wanted."""
+    assert 2 == main(["import", "/dev/null"])
+    err = capsys.readouterr().err
+    assert "The sheet /dev/null is a device, not a regular file" in err
+
+
+def test_import_refuses_a_sheet_past_its_cap_naming_the_cap(demo, capsys):
+    """A sheet file larger than 128 KiB is refused before it is read whole."""
+    (demo / "huge.txt").write_text("name: Kara\n" + "#" * (128 * 1024))
+    assert 2 == main(["import", "huge.txt"])
+    assert "larger than 131,072 bytes" in capsys.readouterr().err
+
+
+def test_batch_refuses_a_thread_file_that_is_a_device_or_a_folder(demo, capsys):
+    """The saved thread must be a regular file: a device or a folder is named as such."""
+    assert 2 == main(["batch", "/dev/null"])
+    assert "/dev/null is a device, not a regular file" in capsys.readouterr().err
+    assert 2 == main(["batch", "demo"])
+    assert "demo is a folder, not a regular file" in capsys.readouterr().err
+
+
+def test_a_config_past_its_cap_is_refused_naming_the_cap(demo, capsys):
+    """config.toml is read at most 1 MiB: a larger one stops every command, saying so."""
+    with (demo / "config.toml").open("a") as handle:
+        handle.write(("# padding\n") * (1024 * 1024 // 10 + 1))
+    assert 2 == main(["characters"])
+    assert "larger than 1,048,576 bytes" in capsys.readouterr().err
+
+
+def test_a_sheets_file_past_its_cap_is_refused_naming_the_cap(demo, capsys):
+    """characters.toml is read at most 16 MiB: a larger one is refused, not parsed."""
+    with (demo / "demo" / "characters.toml").open("a") as handle:
+        handle.write("#" * (16 * 1024 * 1024))
+    assert 2 == main(["characters"])
+    assert "larger than 16,777,216 bytes" in capsys.readouterr().err
+
+
+def test_verify_refuses_a_secret_file_or_a_ledger_that_is_a_device(demo, capsys):
+    """`verify --secret-file` and `verify --ledger` take regular files only."""
+    assert 2 == main(["verify", "--secret-file", "/dev/null"])
+    assert "The secret file /dev/null is a device" in capsys.readouterr().err
+    assert 2 == main(["verify", "--ledger", "/dev/null", "--chain-only"])
+    assert "The public ledger /dev/null is a device" in capsys.readouterr().err

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -33,10 +34,12 @@ from referee.base.errors import ConfigError
 __all__ = [
     "PRIVATE_FOLDER_MODE",
     "PRIVATE_MODE",
+    "copy_private",
     "make_private",
     "open_private",
     "open_regular",
     "read_bounded",
+    "read_text_bounded",
     "write_new",
     "write_private",
 ]
@@ -147,6 +150,22 @@ give the path of a file.
             "check that it is the right file, or make it smaller."
         )
     return data
+
+
+def read_text_bounded(path: Path, cap: int, what: str) -> str:
+    """:func:`read_bounded`, decoded as UTF-8 (:class:`UnicodeDecodeError` if it is not)."""
+    return read_bounded(path, cap, what).decode("utf-8")
+
+
+def copy_private(source: Path, target: Path) -> None:
+    """Copy ``source`` to the new file ``target``, made 0600 (whatever ``source``'s mode)
+    and with ``source``'s times."""
+    with open(source, "rb") as reading:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, PRIVATE_MODE)
+        with os.fdopen(fd, "wb") as writing:
+            shutil.copyfileobj(reading, writing)
+        info = os.fstat(reading.fileno())
+    os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
 def _kind(mode: int) -> str:

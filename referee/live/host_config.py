@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from referee.base.errors import ConfigError
+from referee.base.files import read_text_bounded
+from referee.base.limits import DEFAULT_LIMITS
 from referee.pipeline.campaign import RedditConfig
 
 if sys.version_info >= (3, 11):
@@ -73,7 +75,8 @@ class HostFile:
 def load_host(path: Path) -> HostFile:
     """Read and check the host file; raise :class:`ConfigError` listing every problem."""
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = read_text_bounded(path, DEFAULT_LIMITS.max_config_file_bytes, "The host file")
+        document = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"Cannot read the host file {path}: {error}.") from error
     except tomllib.TOMLDecodeError as error:

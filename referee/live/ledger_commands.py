@@ -18,6 +18,8 @@ from typing import Any
 
 from referee.base.dice import commitment
 from referee.base.errors import ConfigError
+from referee.base.files import read_bounded
+from referee.base.limits import DEFAULT_LIMITS
 from referee.live.operate import reading
 from referee.pipeline.campaign import find_config, load_config, load_secret
 from referee.pipeline.new import commitment_mismatch
@@ -39,7 +41,8 @@ WITHHELD_WORDS = {
 def _secret_from(path: Path) -> bytes:
     """The revealed secret in ``path``: its bytes without the final newline."""
     try:
-        return path.read_bytes().strip()
+        cap = DEFAULT_LIMITS.max_secret_file_bytes
+        return read_bounded(path, cap, "The secret file").strip()
     except OSError as exc:
         raise ConfigError(f"Cannot read the secret file {path}: {exc.strerror or exc}.") from exc
 

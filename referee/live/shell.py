@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 from referee.base.errors import ConfigError, StoreError
+from referee.base.files import read_text_bounded
+from referee.base.limits import DEFAULT_LIMITS
 from referee.base.posts import post_link, safe_text
 from referee.live.operate import reading
 from referee.live.shell_requests import (
@@ -137,7 +139,7 @@ def import_sheet(args: argparse.Namespace) -> int:
     """``referee import SHEET [--owner USER] [--force]``."""
     path: Path = args.sheet
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_bounded(path, DEFAULT_LIMITS.max_sheet_file_bytes, "The sheet")
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"Cannot read {path} as UTF-8 text: {error}.") from error
     owner = args.owner or ""

@@ -8,6 +8,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from referee.base.errors import ConfigError
+from referee.base.files import read_text_bounded
+from referee.base.limits import DEFAULT_LIMITS
 from referee.base.markdown import escape_markdown
 from referee.base.posts import Thread, posts_from_thread
 from referee.pipeline.flow import Outcome, Referee
@@ -45,7 +47,8 @@ class BatchResult:
 def load_thread(path: Path) -> Thread:
     """A saved thread from disk, with a message that says how to get one right."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        text = read_text_bounded(path, DEFAULT_LIMITS.max_thread_file_bytes, "The thread file")
+        document = json.loads(text)
     except FileNotFoundError as error:
         raise ConfigError(f"No file {path}. Give the path of a thread saved as JSON.") from error
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:

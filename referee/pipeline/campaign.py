@@ -22,6 +22,8 @@ from typing import Any
 
 from referee.base.dice import commitment
 from referee.base.errors import ConfigError, UserError
+from referee.base.files import read_bounded, read_text_bounded, write_private
+from referee.base.limits import DEFAULT_LIMITS
 from referee.resolve.pace import PaceConfig, read_pace
 from referee.resolve.tracker import NEXT_BY
 from referee.store.entries import character_key, store_entry
@@ -200,7 +202,8 @@ def _comment_sources_problems(reddit: RedditConfig) -> list[str]:
 def load_config(path: Path) -> Config:
     """Read and check config.toml; raise ConfigError listing every problem."""
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = read_text_bounded(path, DEFAULT_LIMITS.max_config_file_bytes, "The config")
+        document = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"Cannot read {path}: {error}.") from error
     except tomllib.TOMLDecodeError as error:
@@ -383,16 +386,15 @@ def load_secret(config: Config, environ: Mapping[str, str] | None = None) -> Sec
         return Secret(environ[config.secret_env].encode(), f"${config.secret_env}")
     if config.secret_file is not None:
         if config.secret_file.is_file():
-            value = config.secret_file.read_bytes().strip()
+            cap = DEFAULT_LIMITS.max_secret_file_bytes
+            value = read_bounded(config.secret_file, cap, "The secret file").strip()
             if not value:
                 raise ConfigError(f"The secret file {config.secret_file} is empty.")
             return Secret(value, str(config.secret_file))
         if config.secret_create:
             config.secret_file.parent.mkdir(parents=True, exist_ok=True)
             value = secrets.token_hex(32).encode()
-            descriptor = os.open(config.secret_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(value + b"\n")
+            write_private(config.secret_file, value + b"\n")
             return Secret(value, str(config.secret_file), created=True)
     where = f" or the file {config.secret_file}" if config.secret_file else ""
     raise ConfigError(
@@ -402,9 +404,14 @@ def load_secret(config: Config, environ: Mapping[str, str] | None = None) -> Sec
     )
 
 
+def _read_table(path: Path) -> str:
+    """The text of a table in the data folder (characters.toml and the like), bounded."""
+    return read_text_bounded(path, DEFAULT_LIMITS.max_table_file_bytes, "The table")
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(_read_table(path))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path} is not valid TOML: {error}.") from error
 
@@ -417,7 +424,7 @@ def campaign_files(config: Config) -> CampaignFiles:
 def load_sheets(path: Path) -> list[dict[str, Any]]:
     """The ``[[character]]`` records of a sheets file (characters.toml)."""
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        document = tomllib.loads(_read_table(path))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path} is not valid TOML: {error}.") from error
     records = document.get("character", [])

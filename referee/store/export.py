@@ -32,6 +32,7 @@ from typing import IO, Any
 import orjson
 
 from referee.base.errors import ConfigError
+from referee.base.files import open_regular
 from referee.store.ledger import WITHHELD
 
 __all__ = ["HEADER_KEY", "PublicLedger", "read_public", "write_public"]
@@ -150,7 +151,8 @@ class PublicLedger:
 def read_public(path: Path) -> PublicLedger:
     """Open a public ledger; :class:`ConfigError` if it is missing or not one."""
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed by PublicLedger
+        # A regular file only: a FIFO or a device would hang the check (lines are capped).
+        handle = os.fdopen(open_regular(path, "The public ledger"), "rb")
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
     first = handle.readline(MAX_LINE)

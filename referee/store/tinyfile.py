@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -27,6 +26,7 @@ from tinydb.middlewares import CachingMiddleware
 from tinydb.storages import Storage
 
 from referee.base.errors import StoreError
+from referee.base.files import copy_private
 
 __all__ = [
     "AtomicJSONStorage",
@@ -247,7 +247,7 @@ def backup_name(path: Path) -> Path:
 
 
 def keep_copy(path: Path) -> Path:
-    """Copy ``path`` to a stamped backup beside it; the backup's path."""
+    """Copy ``path`` to a stamped backup beside it, 0600 as the store; the backup's path."""
     backup = backup_name(path)
-    shutil.copy2(path, backup)
+    copy_private(path, backup)
     return backup

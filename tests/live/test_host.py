@@ -187,3 +187,13 @@ def test_status_of_a_hosted_campaign_is_at_most_a_minute_old(server: FakeReddit,
     beat = read_heartbeat(heartbeat_path(worker.store.path))
     assert 0 == beat["replies_waiting"]
     assert server.clock.now() - beat["last_read_at"] <= 60 + 10  # a minute and a poll
+
+
+def test_a_host_file_that_is_a_device_or_past_its_cap_is_refused(tmp_path: Path) -> None:
+    """The host file is read as a regular file of at most 1 MiB, never a device or a FIFO."""
+    with pytest.raises(ConfigError, match="The host file /dev/null is a device"):
+        load_host(Path("/dev/null"))
+    big = tmp_path / "host.toml"
+    big.write_text("#" * (1024 * 1024 + 1))
+    with pytest.raises(ConfigError, match="larger than 1,048,576 bytes"):
+        load_host(big)

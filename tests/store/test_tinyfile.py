@@ -38,3 +38,14 @@ def test_a_rewrite_of_the_sheets_file_is_0600_even_over_a_wider_one(tmp_path, op
         store.checkpoint()
     assert 0o600 == _mode(path)
     assert 0o600 == _mode(path.with_name("store.index"))
+
+
+def test_the_copy_kept_before_a_migration_is_0600_whatever_the_store_was(tmp_path, open_umask):
+    """keep_copy's stamped copy holds the whole store: it is 0600 even of a 0644 file."""
+    from referee.store.tinyfile import keep_copy
+
+    path = tmp_path / "store.json"
+    path.write_bytes(b"{}")
+    path.chmod(0o644)
+    copy = keep_copy(path)
+    assert (b"{}", 0o600) == (copy.read_bytes(), _mode(copy))

@@ -33,7 +33,10 @@ from referee.live.shell_requests import (
     leave_offline,
     new_request,
     read_request,
+    refusal,
+    refused_path,
     request_folder,
+    store_owner,
     submit,
     take,
     waiting,
@@ -66,8 +69,7 @@ def ask(config: Config, request: Request, *, wait: float | None = None) -> tuple
             with Store(config.store_path, read_only=True) as store:
                 answer = answer_of(store, request.id)
             if answer is None:
-                note = f"the bot could not read the request; it is kept as {path.stem}.bad"
-                answer = Answer("", EXIT_USAGE, note)
+                answer = Answer("", EXIT_USAGE, _not_taken(config, path))
             return answer, "bot"
         if not writer_running(config.store_path):
             try:
@@ -97,8 +99,9 @@ def _take_here(config: Config, request: Request) -> Answer:
     with Campaign(config, load_secret(config)) as campaign:
         referee = Referee(campaign, gms=[SHELL_GM, *stored_moderators(campaign.store)])
         leave = leave_offline(campaign.store)
+        owner = store_owner(config.store_path)
         for path in waiting(request_folder(config.store_path)):
-            taken = read_request(path)
+            taken = read_request(path, owner)
             if taken is not None:
                 take(referee, taken, leave)
                 campaign.store.flush()
@@ -107,7 +110,22 @@ def _take_here(config: Config, request: Request) -> Answer:
         answer = answer_of(campaign.store, request.id)
     if others:
         print(f"referee: also took {others} earlier request(s) left for the bot.", file=sys.stderr)
+    mine = request_folder(config.store_path) / f"{request.id}.json"
+    if answer is None and refused_path(mine).exists():
+        return Answer("", EXIT_USAGE, _not_taken(config, mine))
     return answer or Answer("", EXIT_USAGE, "the request was lost; run the command again.")
+
+
+def _not_taken(config: Config, path: Path) -> str:
+    """Why the request left in ``path`` went unanswered: refused (and why), or unreadable."""
+    kept = refused_path(path)
+    if kept.exists():
+        why = refusal(kept, store_owner(config.store_path)) or "see the bot's log"
+        return (
+            f"the request was refused, not run: {why}. It is kept as {kept}; only the "
+            "store's owner may leave requests, in a folder no one else may write."
+        )
+    return f"the bot could not read the request; it is kept as {path.stem}.bad"
 
 
 def _finish(answer: Answer, by: str, args: argparse.Namespace) -> int:

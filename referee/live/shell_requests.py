@@ -18,6 +18,13 @@ Taking a request (:func:`take`), exactly once across a crash at any point:
    (a delivery like every reply's: pending, posted once by the bot);
 3. the writer flushes all of it as ONE synced batch, then deletes the file.
 
+A request runs as a GM, so only the store's owner may leave one: the folder is made
+0700, and a request is taken only from a folder that is a real folder of ours, writable
+by us alone, and only if the file is a regular file (not a link) owned by the store
+file's owner and writable by its owner alone (:func:`refusal`). Any other is refused:
+kept as ``<id>.refused`` for the GM to look at, logged with the reason, never run; the
+shell command that left it says why.
+
 Killed before 3's flush, nothing of the request landed and the file is still there:
 it is taken again from the start. Killed after it, the id is in the store: the file is
 deleted and nothing is done twice. The reply then goes out through the bot's own
@@ -32,6 +39,7 @@ import contextlib
 import logging
 import os
 import secrets
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -42,6 +50,7 @@ from typing import Any
 import orjson
 
 from referee.base.errors import ConfigError, OperatorError, UserError
+from referee.base.files import PRIVATE_FOLDER_MODE
 from referee.base.limits import DEFAULT_LIMITS
 from referee.base.posts import Post, post_link, safe_text
 from referee.live.delivery import DeliversReplies
@@ -126,7 +135,7 @@ def submit(folder: Path, request: Request) -> Path:
             "at most. Shorten the sheet or the note."
         )
     try:
-        folder.mkdir(exist_ok=True)
+        folder.mkdir(mode=PRIVATE_FOLDER_MODE, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=folder)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -156,12 +165,104 @@ def waiting(folder: Path) -> list[Path]:
     return [folder / name for name in names]
 
 
-def read_request(path: Path) -> Request | None:
-    """The request in ``path``; None if it is gone, or unreadable (then set aside as .bad)."""
+def store_owner(store_path: Path) -> int:
+    """The uid that may leave requests: the store file's owner (ours while it is new)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(REQUEST_BYTES + 1)
+        return os.stat(store_path).st_uid
     except FileNotFoundError:
+        return os.geteuid()
+
+
+def _writable_by_others(mode: int) -> bool:
+    return bool(mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def folder_refusal(folder: Path) -> str | None:
+    """Why no request in ``folder`` may be taken, or None: it must be a real folder
+    (not a link), ours, and writable by us alone."""
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISDIR(info.st_mode):
+        return f"the request folder {folder} is not a folder (a symbolic link or a file)"
+    if info.st_uid != os.geteuid():
+        return (
+            f"the request folder {folder} is owned by uid {info.st_uid}, not by the bot's "
+            f"user (uid {os.geteuid()})"
+        )
+    if _writable_by_others(info.st_mode):
+        return (
+            f"the request folder {folder} may be written by other users (mode "
+            f"{stat.S_IMODE(info.st_mode):o}); `chmod 700 {folder}`"
+        )
+    return None
+
+
+def file_refusal(info: os.stat_result, owner: int) -> str | None:
+    """Why a request file with ``info`` (from ``fstat`` of a file opened without following
+    a link) may not be taken, or None: a regular file of ``owner``'s, writable by it alone."""
+    if not stat.S_ISREG(info.st_mode):
+        return "it is not a regular file"
+    if info.st_uid != owner:
+        return f"it is owned by uid {info.st_uid}, not by the store's owner (uid {owner})"
+    if _writable_by_others(info.st_mode):
+        return f"other users may write it (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def refusal(path: Path, owner: int) -> str | None:
+    """Why the request file ``path`` may not be taken, or None (gone, or acceptable)."""
+    why = folder_refusal(path.parent)
+    if why is not None:
+        return why
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError:  # ELOOP: a symbolic link where a request goes
+        return "it is a symbolic link, not a file" if path.is_symlink() else "it cannot be read"
+    try:
+        return file_refusal(os.fstat(fd), owner)
+    finally:
+        os.close(fd)
+
+
+def refused_path(path: Path) -> Path:
+    """Where a refused request is kept: ``<id>.refused``, never taken."""
+    return path.with_suffix(".refused")
+
+
+def read_request(path: Path, owner: int) -> Request | None:
+    """The request in ``path``; None if it is gone, refused (then kept as .refused, see
+    :func:`refusal`) or unreadable (then set aside as .bad).
+
+    Only a request that ``owner`` (the store file's owner) left in a folder of ours, in a
+    regular file no one else may write, is read: a request runs as a GM.
+    """
+    why = folder_refusal(path.parent)
+    data = b""
+    if why is None:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            why = refusal(path, owner) or "it cannot be read"
+        else:
+            with os.fdopen(fd, "rb") as handle:
+                why = file_refusal(os.fstat(handle.fileno()), owner)
+                if why is None:
+                    data = handle.read(REQUEST_BYTES + 1)
+    if why is not None:
+        with contextlib.suppress(OSError):
+            os.replace(path, refused_path(path))
+        log.warning(
+            "event=shell_request_refused file=%s: %s; kept as %s, not run",
+            path,
+            why,
+            refused_path(path).name,
+        )
         return None
     raw: Any = None
     with contextlib.suppress(orjson.JSONDecodeError):
@@ -390,8 +491,9 @@ class TakesShellRequests(DeliversReplies):
 
     def _take_requests(self, report: CycleReport) -> None:
         """Take the waiting requests, oldest first: each flushed (synced), then deleted."""
+        owner = store_owner(self.store.path)
         for path in waiting(self.request_folder)[:REQUESTS_A_STEP]:
-            request = read_request(path)
+            request = read_request(path, owner)
             if request is not None:
                 take(self.referee, request, self._set)
                 self.store.flush()  # the answer and its reply, durable before the file goes

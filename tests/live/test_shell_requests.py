@@ -385,3 +385,136 @@ def test_the_look_for_requests_never_waits_for_a_step(server: FakeReddit, live, 
     step.join(10)
     after = harness.worker.take_requests(wait=False)
     assert (0, 1, 1, []) == (during.requests, left, after.requests, waiting(folder))
+
+
+# -- who may leave a request -----------------------------------------------------------
+
+
+def _left_by_the_shell(harness) -> Path:
+    """An approval of Orla Vex left in the request folder by the shell, not yet taken."""
+    assert 0 == _shell(harness.folder, "approve", "Orla Vex")
+    (path,) = waiting(request_folder(harness.campaign.store.path))
+    return path
+
+
+def _approved(harness) -> bool:
+    record = harness.campaign.store.table("characters").get("orla vex") or {}
+    return bool(record.get("approved"))
+
+
+def test_the_request_folder_is_made_for_the_stores_owner_alone(
+    server: FakeReddit, live, no_wait
+) -> None:
+    """The folder the shell leaves requests in is made 0700, its requests 0600."""
+    import os
+
+    harness = live()
+    _application(server)
+    harness.run_until_settled()
+    before = os.umask(0o022)
+    try:
+        path = _left_by_the_shell(harness)
+    finally:
+        os.umask(before)
+    assert (0o700, 0o600) == (path.parent.stat().st_mode & 0o777, path.stat().st_mode & 0o777)
+
+
+def test_a_request_planted_as_a_symlink_is_refused_kept_and_never_run(
+    server: FakeReddit, live, no_wait, tmp_path: Path, caplog
+) -> None:
+    """A link in the request folder pointing at a request file elsewhere (someone else's
+    approval, say) is never followed: refused, kept as .refused, logged, not run."""
+    import logging
+
+    harness = live()
+    application = _application(server)
+    harness.run_until_settled()
+    path = _left_by_the_shell(harness)
+    elsewhere = tmp_path / "planted.json"
+    path.rename(elsewhere)
+    path.symlink_to(elsewhere)
+    with caplog.at_level(logging.WARNING):
+        harness.worker.take_requests()
+    harness.run_until_settled()
+    assert (False, 0) == (_approved(harness), _decisions(server, application))
+    assert path.with_suffix(".refused").is_symlink() and not path.exists()
+    assert "event=shell_request_refused" in caplog.text and "symbolic link" in caplog.text
+
+
+def test_a_request_others_may_write_is_refused(server: FakeReddit, live, no_wait) -> None:
+    """A request file writable by the group or by anyone is refused, not run."""
+    harness = live()
+    application = _application(server)
+    harness.run_until_settled()
+    path = _left_by_the_shell(harness)
+    path.chmod(0o666)
+    harness.worker.take_requests()
+    harness.run_until_settled()
+    assert (False, 0) == (_approved(harness), _decisions(server, application))
+    assert path.with_suffix(".refused").exists()
+
+
+def test_no_request_is_taken_from_a_folder_others_may_write(
+    server: FakeReddit, live, no_wait, caplog
+) -> None:
+    """A request folder writable by others (anyone could have dropped a file in it) is
+    refused whole: its requests are kept as .refused and none runs."""
+    import logging
+
+    harness = live()
+    application = _application(server)
+    harness.run_until_settled()
+    path = _left_by_the_shell(harness)
+    path.parent.chmod(0o777)
+    with caplog.at_level(logging.WARNING):
+        harness.worker.take_requests()
+    assert (False, 0) == (_approved(harness), _decisions(server, application))
+    assert "may be written by other users (mode 777)" in caplog.text
+
+
+def test_a_request_of_another_user_is_refused(server: FakeReddit, live, no_wait) -> None:
+    """A request file owned by another uid than the store's is refused, not run."""
+
+    harness = live()
+    _application(server)
+    harness.run_until_settled()
+    path = _left_by_the_shell(harness)
+    owner = shell_requests.store_owner(harness.campaign.store.path)
+    assert shell_requests.read_request(path, owner + 1) is None
+    assert (False, True) == (_approved(harness), path.with_suffix(".refused").exists())
+    assert "owned by uid" in (shell_requests.refusal(path.with_suffix(".refused"), owner + 1) or "")
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() != 0,
+    reason="giving a file to another user needs root",
+)
+def test_a_request_file_given_to_another_user_is_refused_by_the_bot(
+    server: FakeReddit, live, no_wait
+) -> None:
+    """The bot, as root here, refuses a request file owned by another uid."""
+    import os
+
+    harness = live()
+    application = _application(server)
+    harness.run_until_settled()
+    path = _left_by_the_shell(harness)
+    os.chown(path, 4242, 4242)
+    harness.worker.take_requests()
+    harness.run_until_settled()
+    assert (False, 0) == (_approved(harness), _decisions(server, application))
+
+
+def test_the_shell_says_why_its_request_was_refused(server: FakeReddit, live, capsys) -> None:
+    """With no bot running, the shell takes its own request; from a folder others may
+    write it refuses, and the GM reads why and how to fix it."""
+    harness = live()
+    _application(server)
+    harness.run_until_settled()
+    harness.close()
+    folder = request_folder(harness.campaign.store.path)
+    folder.mkdir(exist_ok=True)
+    folder.chmod(0o777)
+    assert 2 == _shell(harness.folder, "approve", "Orla Vex")
+    err = capsys.readouterr().err
+    assert "the request was refused, not run" in err and f"chmod 700 {folder}" in err

@@ -6,7 +6,10 @@ appends and checkpoints as fast as it can); the backup never takes the lock.
 
 from __future__ import annotations
 
+import hashlib
 import io
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,8 +20,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from referee.base.limits import BackupLimits
 from referee.base.posts import Post
 from referee.cli import main
+from referee.live import backups
 from referee.pipeline.flow import Referee
 from referee.store.backup import check_store
 from referee.store.store import Store
@@ -36,12 +41,26 @@ def campaign(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for n in range(5):
         referee.referee(Post(f"t1_k{n}", "t3_s", "alice", f"[[roll 1d{n + 4}]]", float(n)))
     opened.close()
+    _own_tables(folder)
     (folder / "config.toml").write_text(
         (folder / "config.toml").read_text() + '[secret]\nfile = "secret.txt"\n'
     )
     (folder / "secret.txt").write_text("test-secret\n")
     monkeypatch.delenv("REFEREE_SECRET", raising=False)
     return folder
+
+
+def _own_tables(folder: Path) -> None:
+    """The race and scale tables copied into the campaign's data folder, as `referee new`
+    makes them (make_campaign names the repository's by absolute path, which a restore
+    into another folder refuses)."""
+    config = folder / "config.toml"
+    text = config.read_text()
+    for key in ("races", "scale"):
+        (source,) = re.findall(rf'^{key} = "(.*)"$', text, flags=re.M)
+        shutil.copyfile(source, folder / "data" / Path(source).name)
+        text = text.replace(f'"{source}"', f'"data/{Path(source).name}"')
+    config.write_text(text)
 
 
 def _backup(folder: Path, out: Path, capsys) -> str:
@@ -74,11 +93,17 @@ def test_a_backup_beside_the_bot_holds_its_last_commit_whole(campaign: Path, tmp
 
 
 def test_restore_into_a_new_folder_gives_the_campaign_back(campaign, tmp_path, capsys):
-    """On another machine: restore into an empty folder, put the secret back, and the
-    campaign verifies and lists its characters."""
+    """On another machine: restore into an empty folder (its GMs and its secret are
+    new there: listed, applied with --yes), put the secret back, and the campaign
+    verifies and lists its characters."""
     _backup(campaign, tmp_path / "dune.tar.gz", capsys)
     moved = tmp_path / "elsewhere"
-    assert 0 == main(["--campaign", str(moved), "restore", str(tmp_path / "dune.tar.gz")])
+    restore = ["--campaign", str(moved), "restore", str(tmp_path / "dune.tar.gz")]
+    assert 1 == main(restore)
+    said = capsys.readouterr().out
+    assert "GMs (campaign.gms): adds gm" in said and "run again with --yes" in said
+    assert not moved.exists()
+    assert 0 == main([*restore, "--yes"])
     assert "the store with 5 ledger rows, chain checked" in capsys.readouterr().out
     (moved / "secret.txt").write_text("test-secret\n")
     assert 0 == main(["--campaign", str(moved), "verify"])
@@ -98,6 +123,9 @@ def test_restore_over_a_campaign_keeps_what_it_replaces(campaign, tmp_path, caps
     said = capsys.readouterr().out
     (kept,) = campaign.glob("replaced-*")
     assert f"kept in {kept}" in said
+    journal = "data/store.ledger.jsonl"
+    assert f"{journal} -> {campaign / journal} (replaced; the old one is kept as " in said
+    assert f"config.toml -> {campaign / 'config.toml'} (already the same, left alone)" in said
     assert later == (kept / "data" / "store.ledger.jsonl").read_bytes()
     assert 5 == check_store(campaign / "data" / "store.json").rows
     assert not (kept / "config.toml").exists()  # the same in both: left in place
@@ -204,6 +232,7 @@ def test_backups_taken_while_a_writer_appends_and_checkpoints_are_never_torn(
     with its ledger (a flush lands whole across both)."""
     folder = tmp_path / "busy"
     make_campaign(folder).close()
+    _own_tables(folder)
     with subprocess.Popen(
         [sys.executable, "-c", CHILD, str(folder / "data" / "store.json")],
         stdout=subprocess.PIPE,
@@ -223,7 +252,7 @@ def _backups_beside(child, folder: Path, tmp_path: Path, capsys) -> list[tuple[i
             archive = tmp_path / f"busy-{n}.tar.gz"
             _backup(folder, archive, capsys)
             restored = tmp_path / f"restored-{n}"
-            assert 0 == main(["--campaign", str(restored), "restore", str(archive)])
+            assert 0 == main(["--campaign", str(restored), "restore", str(archive), "--yes"])
             capsys.readouterr()
             with Store(restored / "data" / "store.json", read_only=True) as store:
                 meta = store.table("meta").get("count") or {"rows": 0}

@@ -12,12 +12,25 @@ A backup is a gzipped tar archive::
 It never holds the secret (its file is left out wherever it lies), ``praw.ini``, the
 writer's lock or its heartbeat: keep the secret and the credentials apart.
 
-``restore`` checks everything before it writes anything: the archive's names (no path
-leaves the campaign), every file against its sha256, and the store whole (the sheets
-file and the index against the journal, every batch against its commit line, the
-ledger's chain, and the row count and head the backup recorded). Only then does it
-move the files in; a file it would replace is first moved, as it was, into
-``replaced-<time>/`` in the campaign folder, and a file already the same is left alone.
+``restore`` treats the archive as hostile and checks it before it writes anything. A
+first read writes nothing: every member's header before its bytes (plain files and
+folders under plain names only: no link, device, FIFO, absolute or ``..`` name, hidden
+or temporary file, nor a name twice), every byte counted against
+:class:`~referee.base.limits.BackupLimits` as it unpacks (so a bomb stops at the cap
+whatever its headers claim), every file against its sha256, and the archive's
+config.toml checked as the campaign's would be, with every path it names inside the
+campaign folder. Each file's destination must lie inside the folder too, and never on
+the secret, the config or the store from elsewhere. What matters that the archive
+changes (GMs, the secret's sha256 and file, subreddits and threads, where the bot logs
+in, wiki pages, data paths, templates and shell requests brought in) is listed and
+applied only with ``--yes``.
+
+Then a second read puts the files into a staging folder of the campaign's (it must
+find the same), where the store is checked whole (the sheets file and the index
+against the journal, every batch against its commit line, the ledger's chain, and the
+row count and head the backup recorded). Only then does it move the files in; a file
+it would replace is first moved, as it was, into ``replaced-<time>/`` in the campaign
+folder, and a file already the same is left alone; the output says where each went.
 It refuses while a bot runs on the campaign. If it is cut short, running it again
 finishes the job. Last it marks the moment (:func:`referee.live.status.restored_path`):
 the threads may have moved on since the backup, so the bot looks for its own reply
@@ -240,7 +253,7 @@ def restore(args: argparse.Namespace) -> int:
     current = _current_config(target)
     config = _archive_config(scan.config_text, archive, target)
     problems = _path_problems(scan.config_text, config, current, target)
-    placed = _place(scan, config, current, target)
+    placed = _place(scan, config, target)
     problems += [
         why for why in (_placement_problem(p, config, current, target) for p in placed) if why
     ]
@@ -266,6 +279,7 @@ def restore(args: argparse.Namespace) -> int:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     staging = target / f".referee-restore-{stamp}"
     kept_in = target / f"replaced-{stamp}"
+    new_folder = not target.exists()
     try:
         target.mkdir(parents=True, exist_ok=True)
         staging.mkdir(mode=0o700)
@@ -279,6 +293,8 @@ def restore(args: argparse.Namespace) -> int:
         atomic_write(restored_path(config.data_dir / STORE_NAME), orjson.dumps(mark))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if new_folder and target.is_dir() and not any(target.iterdir()):
+            target.rmdir()  # refused after all: the folder it made goes too
     _report(scan, archive, target, placed, check, kept, kept_in)
     if changes:
         print("What changed that matters:")
@@ -594,7 +610,7 @@ def _path_problems(text: str, config: Config, current: Config | None, target: Pa
     return problems
 
 
-def _place(scan: _Scan, config: Config, current: Config | None, target: Path) -> list[_Placed]:
+def _place(scan: _Scan, config: Config, target: Path) -> list[_Placed]:
     """Where each file of the archive goes, and whether it is new, changed or the same."""
     placed = []
     for name, digest in scan.digests.items():

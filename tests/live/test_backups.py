@@ -581,3 +581,16 @@ def test_what_matters_is_listed_and_applied_only_with_yes(
         assert data == destination.read_bytes()
         assert f"{name} -> {destination} (" in said
     assert outside == {k: v for k, v in _tree(tmp_path).items() if not k.startswith("dune")}
+
+
+def test_the_caps_are_the_ones_the_backups_page_states() -> None:
+    """docs/gm/operating.md states the caps a restore holds a backup to: these."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "gm" / "operating.md").read_text()
+    caps = BackupLimits()
+    for label, value in (
+        ("the archive itself", f"{caps.max_archive_bytes >> 20} MiB"),
+        ("all it unpacks to", f"{caps.max_unpacked_bytes >> 30} GiB"),
+        ("any one file in it", f"{caps.max_file_bytes >> 30} GiB"),
+        ("files in it", f"{caps.max_files:,}"),
+    ):
+        assert f"| {label} | {value} |" in page

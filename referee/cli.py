@@ -182,6 +182,12 @@ def _parser() -> argparse.ArgumentParser:
         "restore", help="put a backup in place: all of it checked first, what it replaces kept"
     )
     back.add_argument("backup", metavar="BACKUP", help="an archive `referee backup` wrote")
+    back.add_argument(
+        "--yes",
+        action="store_true",
+        help="apply what it changes that matters (GMs, the secret's sha256, subreddits, "
+        "paths, templates, requests): without it, restore lists them and writes nothing",
+    )
     run.add_argument(
         "--log-file",
         type=Path,

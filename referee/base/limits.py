@@ -77,6 +77,27 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
+
+@dataclass(frozen=True)
+class BackupLimits:
+    """The largest backup ``referee restore`` takes, checked before anything is written.
+
+    Apart from :class:`Limits`, which is the budget of one post threaded through the
+    tag pipeline: these are bytes and files of one archive, read by one shell command.
+    A campaign's archive is a few megabytes and a few dozen files; years of a busy
+    campaign's ledger stay far below these.
+    """
+
+    max_archive_bytes: int = 512 << 20  # the .tar.gz as handed over (512 MiB)
+    # All it unpacks to, counted while it is unpacked (so a bomb stops here whatever its
+    # headers say), and any one file of it.
+    max_unpacked_bytes: int = 2 << 30  # 2 GiB
+    max_file_bytes: int = 1 << 30  # 1 GiB
+    max_files: int = 10_000  # members of the archive, folders included
+
+
+DEFAULT_BACKUP_LIMITS = BackupLimits()
+
 # ASCII digits only: str.isdigit() also accepts "³" and "①", which int() refuses.
 _INTEGER = re.compile(r"([+-]?)0*([0-9]{1,30})")
 # Zero-width characters, bidi controls and the rest of Unicode's "format" category.

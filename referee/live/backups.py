@@ -12,12 +12,25 @@ A backup is a gzipped tar archive::
 It never holds the secret (its file is left out wherever it lies), ``praw.ini``, the
 writer's lock or its heartbeat: keep the secret and the credentials apart.
 
-``restore`` checks everything before it writes anything: the archive's names (no path
-leaves the campaign), every file against its sha256, and the store whole (the sheets
-file and the index against the journal, every batch against its commit line, the
-ledger's chain, and the row count and head the backup recorded). Only then does it
-move the files in; a file it would replace is first moved, as it was, into
-``replaced-<time>/`` in the campaign folder, and a file already the same is left alone.
+``restore`` treats the archive as hostile and checks it before it writes anything. A
+first read writes nothing: every member's header before its bytes (plain files and
+folders under plain names only: no link, device, FIFO, absolute or ``..`` name, hidden
+or temporary file, nor a name twice), every byte counted against
+:class:`~referee.base.limits.BackupLimits` as it unpacks (so a bomb stops at the cap
+whatever its headers claim), every file against its sha256, and the archive's
+config.toml checked as the campaign's would be, with every path it names inside the
+campaign folder. Each file's destination must lie inside the folder too, and never on
+the secret, the config or the store from elsewhere. What matters that the archive
+changes (GMs, the secret's sha256 and file, subreddits and threads, where the bot logs
+in, wiki pages, data paths, templates and shell requests brought in) is listed and
+applied only with ``--yes``.
+
+Then a second read puts the files into a staging folder of the campaign's (it must
+find the same), where the store is checked whole (the sheets file and the index
+against the journal, every batch against its commit line, the ledger's chain, and the
+row count and head the backup recorded). Only then does it move the files in; a file
+it would replace is first moved, as it was, into ``replaced-<time>/`` in the campaign
+folder, and a file already the same is left alone; the output says where each went.
 It refuses while a bot runs on the campaign. If it is cut short, running it again
 finishes the job. Last it marks the moment (:func:`referee.live.status.restored_path`):
 the threads may have moved on since the backup, so the bot looks for its own reply
@@ -27,21 +40,39 @@ below any post written before then before answering it.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import io
 import os
 import shutil
+import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from referee.base.errors import ConfigError, StoreError
+from referee.base.limits import DEFAULT_BACKUP_LIMITS
+from referee.live.backup_checks import (
+    FORMAT,
+    MANIFEST,
+    Placed,
+    Scan,
+    archive_config,
+    brought_in,
+    changes,
+    current_config,
+    inside,
+    path_problems,
+    place,
+    placement_problem,
+    plain,
+    read_archive,
+    sha256,
+)
 from referee.live.status import restored_path
 from referee.pipeline.campaign import (
     CONFIG_NAME,
@@ -54,11 +85,14 @@ from referee.store.backup import StoreCheck, check_store, copy_store, store_file
 from referee.store.store import writer_running
 from referee.store.tinyfile import atomic_write
 
-MANIFEST = "referee-backup.json"
-FORMAT = 1
-MAX_MEMBERS = 100_000  # files an archive may hold: a campaign has a few dozen
-MAX_NAME = 400  # characters of one name in the archive
+if sys.version_info >= (3, 11):
+    pass
+else:  # pragma: no cover - Python 3.10
+    pass
+
 EXIT_OK = 0
+EXIT_CONFIRM = 1  # restore found changes that matter and was not given --yes
+BACKUP_LIMITS = DEFAULT_BACKUP_LIMITS  # the caps restore reads (a test may lower them)
 
 
 def _left_out(path: Path, relative: Path, config: Config) -> bool:
@@ -82,22 +116,6 @@ def _files(folder: Path) -> Iterator[Path]:
         yield from sorted(path for path in folder.rglob("*") if path.is_file())
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _inside(path: Path, folder: Path) -> Path | None:
-    """``path`` relative to ``folder`` if it lies inside it, else None."""
-    try:
-        return path.resolve().relative_to(folder.resolve())
-    except ValueError:
-        return None
-
-
 # -- backup -----------------------------------------------------------------------------
 
 
@@ -117,7 +135,7 @@ def backup(args: argparse.Namespace) -> int:
             relative = path.relative_to(config.data_dir)
             if relative.as_posix() not in store_names and not _left_out(path, relative, config):
                 members.append((f"data/{relative.as_posix()}", path))
-        templates = _inside(config.templates_dir, config.root)
+        templates = inside(config.templates_dir, config.root)
         if templates is not None:
             for path in _files(config.templates_dir):
                 members.append(
@@ -149,7 +167,7 @@ def _write_archive(
         "format": FORMAT,
         "campaign": config.name,
         "made": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "files": {name: _sha256(path) for name, path in members},
+        "files": {name: sha256(path) for name, path in members},
         "store": None
         if check is None
         else {
@@ -185,40 +203,98 @@ def _write_archive(
 
 
 def restore(args: argparse.Namespace) -> int:
-    """``referee restore BACKUP``: check it all, then put it in place, keeping what it replaces."""
+    """``referee restore BACKUP [--yes]``: check it all before writing anything, show what
+    it changes that matters (and apply that only with --yes), then put it in place,
+    keeping what it replaces."""
+    limits = BACKUP_LIMITS
     target = _target(args.campaign)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    staging = target / f".referee-restore-{stamp}"
-    try:
-        staging.mkdir(parents=True)
-        manifest = _extract(Path(args.backup), staging)
-        staged = load_config(staging / CONFIG_NAME)
-        data = _destination(staged.data_dir, staging, target)
-        templates = _destination(staged.templates_dir, staging, target)
-        if writer_running(data / STORE_NAME):
+    archive = Path(args.backup)
+    scan = read_archive(archive, limits, target, None)  # writes nothing
+    current = current_config(target)
+    config = archive_config(scan.config_text, archive, target)
+    problems = path_problems(scan.config_text, config, current, target)
+    placed = place(scan, config, target)
+    problems += [
+        why for why in (placement_problem(p, config, current, target) for p in placed) if why
+    ]
+    if problems:
+        raise ConfigError(
+            f"{archive} cannot be restored into {target}: a restore writes only inside "
+            "the campaign folder, and never over what it must not:\n- "
+            + "\n- ".join(problems)
+            + "\nNothing was written."
+        )
+    matters = changes(current, config, target) + brought_in(placed, config)
+    if matters and not getattr(args, "yes", False):
+        print(f"{plain(str(archive))} changes what matters in {target}:")
+        print("".join(f"  - {line}\n" for line in matters), end="")
+        print("Nothing was written: read the list, then run again with --yes to apply.")
+        return EXIT_CONFIRM
+    for data_dir in {config.data_dir, *([current.data_dir] if current else [])}:
+        if writer_running(data_dir / STORE_NAME):
             raise ConfigError(
                 f"A bot is running on the campaign in {target}; stop it first (a restore "
                 "replaces the store it is writing). Nothing was written."
             )
-        check = _check_staged_store(staging / "data", manifest)
-        plan = _plan(manifest, staging, target, data, templates)
-        kept = _put(plan, target / f"replaced-{stamp}", data)
-        mark = {"restored_at": time.time(), "backup": str(args.backup), "made": manifest["made"]}
-        atomic_write(restored_path(data / STORE_NAME), orjson.dumps(mark))
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    staging = target / f".referee-restore-{stamp}"
+    kept_in = target / f"replaced-{stamp}"
+    new_folder = not target.exists()
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        staging.mkdir(mode=0o700)
+        if read_archive(archive, limits, target, staging) != scan:
+            raise ConfigError(f"{archive} changed while it was read. Nothing was written.")
+        check = _check_staged_store(staging / "data", scan.manifest)
+        everything = {p.destination for p in placed}
+        kept = _put(_plan(placed, staging), kept_in, config.data_dir, everything)
+        made = scan.manifest.get("made", "?")
+        mark = {"restored_at": time.time(), "backup": str(archive), "made": made}
+        atomic_write(restored_path(config.data_dir / STORE_NAME), orjson.dumps(mark))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    rows = f"the store with {check.rows} ledger rows, chain checked" if check else "no store"
-    print(
-        f"Restored {manifest.get('campaign', '?')} from {args.backup} (made "
-        f"{manifest.get('made', '?')}) into {target}: {len(plan)} files, {rows}."
-    )
-    if kept:
-        print(f"The {kept} file(s) it replaced are kept in {target / f'replaced-{stamp}'}.")
+        if new_folder and target.is_dir() and not any(target.iterdir()):
+            target.rmdir()  # refused after all: the folder it made goes too
+    _report(scan, archive, target, placed, check, kept, kept_in)
+    if matters:
+        print("What changed that matters:")
+        print("".join(f"  - {line}\n" for line in matters), end="")
     print(
         "A backup never holds the secret: put it back (the file or the environment variable "
         "config.toml names), then `referee verify` checks every die."
     )
     return EXIT_OK
+
+
+def _report(
+    scan: Scan,
+    archive: Path,
+    target: Path,
+    placed: list[Placed],
+    check: StoreCheck | None,
+    kept: dict[str, Path],
+    kept_in: Path,
+) -> None:
+    """Where every file went: new, replaced (and where the old one is kept) or left alone."""
+    rows = f"the store with {check.rows} ledger rows, chain checked" if check else "no store"
+    print(
+        f"Restored {plain(str(scan.manifest.get('campaign', '?')))} from {archive} (made "
+        f"{plain(str(scan.manifest.get('made', '?')))}) into {target}: {len(placed)} files, "
+        f"{rows}."
+    )
+    for item in placed:
+        if item.state == "unchanged":
+            how = "already the same, left alone"
+        elif item.name in kept:
+            how = f"replaced; the old one is kept as {kept[item.name]}"
+        else:
+            how = "new"
+        print(f"  {item.name} -> {item.destination} ({how})")
+    aside = [path for name, path in kept.items() if name not in {p.name for p in placed}]
+    for path in aside:
+        print(f"  (not in the backup, moved aside) {path}")
+    if kept:
+        print(f"The {len(kept)} file(s) it replaced are kept in {kept_in}.")
 
 
 def _target(campaign: Path | None) -> Path:
@@ -234,77 +310,19 @@ def _target(campaign: Path | None) -> Path:
                 f"No campaign here, and {here} is not empty: give the folder to restore into "
                 "with `referee --campaign DIR restore BACKUP` (a new or empty one, or a campaign)."
             ) from None
-        return here
+        return here.resolve()
 
 
-def _destination(path: Path, staging: Path, target: Path) -> Path:
-    """Where a folder the staged config.toml names lies once restored."""
-    inside = _inside(path, staging)
-    return path if inside is None else target / inside
+# -- checking the staged store and putting the files in place ---------------------------
 
 
-def _safe_name(name: str) -> bool:
-    pure = PurePosixPath(name)
-    return (
-        0 < len(name) <= MAX_NAME
-        and not pure.is_absolute()
-        and ".." not in pure.parts
-        and "\\" not in name
-        and (pure.parts[0] in ("data", "templates") or name in (CONFIG_NAME, MANIFEST))
-    )
-
-
-def _extract(archive_path: Path, staging: Path) -> dict[str, Any]:
-    """Unpack the archive into ``staging``, checking its names and every file's sha256."""
-
-    def refuse(why: str) -> ConfigError:
-        return ConfigError(f"{archive_path} {why}. Nothing was written.")
-
-    try:
-        archive = tarfile.open(archive_path, "r:gz")  # noqa: SIM115 - closed below
-    except (OSError, tarfile.TarError) as exc:
-        raise refuse(f"is not a referee backup (a .tar.gz): {exc}") from exc
-    digests: dict[str, str] = {}
-    manifest: dict[str, Any] | None = None
-    with archive:
-        for count, member in enumerate(archive, start=1):
-            if count > MAX_MEMBERS or not _safe_name(member.name):
-                raise refuse(f"holds {member.name[:80]!r}, which a backup never does")
-            if member.isdir():
-                continue
-            if not member.isfile():
-                raise refuse(f"holds {member.name!r}, which is not a plain file")
-            source = archive.extractfile(member)
-            assert source is not None
-            if member.name == MANIFEST:
-                manifest = orjson.loads(source.read(1 << 24))
-                continue
-            path = staging / member.name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            digest = hashlib.sha256()
-            with open(path, "wb") as out:
-                while chunk := source.read(1 << 20):
-                    digest.update(chunk)
-                    out.write(chunk)
-            digests[member.name] = digest.hexdigest()
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise refuse(f"has no {MANIFEST} of this version: it is not a referee backup")
-    if digests != manifest.get("files"):
-        changed = sorted(set(digests.items()) ^ set((manifest.get("files") or {}).items()))
-        raise refuse(
-            "does not match its own list of files (changed or missing: "
-            f"{', '.join(sorted({name for name, _ in changed})[:5])})"
-        )
-    if CONFIG_NAME not in digests:
-        raise refuse(f"holds no {CONFIG_NAME}")
-    return manifest
-
-
-def _check_staged_store(data: Path, manifest: dict[str, Any]) -> StoreCheck | None:
+def _check_staged_store(data: Path, manifest: Mapping[str, Any]) -> StoreCheck | None:
     """The backup's store, checked whole and against what the backup recorded."""
     recorded = manifest.get("store")
     if recorded is None:
         return None
+    if not isinstance(recorded, dict):
+        raise ConfigError(f"The backup's {MANIFEST} is damaged (its store). Nothing was written.")
     try:
         check = check_store(data / STORE_NAME)
     except StoreError as error:
@@ -320,48 +338,51 @@ def _check_staged_store(data: Path, manifest: dict[str, Any]) -> StoreCheck | No
     return check
 
 
-def _plan(
-    manifest: dict[str, Any], staging: Path, target: Path, data: Path, templates: Path
-) -> list[tuple[str, Path, Path]]:
-    """(archive name, staged file, destination) for every file, the store's last
-    (journal before the sheets file and the index, which describe it)."""
-    roots = {"data": data, "templates": templates}
-    plan = []
-    for name in manifest["files"]:
-        top, _, rest = name.partition("/")
-        destination = target / CONFIG_NAME if name == CONFIG_NAME else roots[top] / rest
-        plan.append((name, staging / name, destination))
+def _plan(placed: list[Placed], staging: Path) -> list[tuple[str, Path, Path]]:
+    """(archive name, staged file, destination) for every file that is not already
+    the same, the store's last (journal before the sheets file and the index, which
+    describe it)."""
+    plan = [(p.name, staging / p.name, p.destination) for p in placed if p.state != "unchanged"]
     order = [f"data/{path.name}" for path in reversed(store_files(Path(STORE_NAME)))]
     return sorted(plan, key=lambda item: order.index(item[0]) + 1 if item[0] in order else 0)
 
 
-def _put(plan: list[tuple[str, Path, Path]], kept: Path, data: Path) -> int:
-    """Move the staged files into place; what they replace goes into ``kept`` first."""
-    moved = 0
-    in_backup = {destination for _, _, destination in plan}
+def _put(
+    plan: list[tuple[str, Path, Path]], kept: Path, data: Path, in_backup: set[Path]
+) -> dict[str, Path]:
+    """Move the staged files into place; what they replace goes into ``kept`` first,
+    as do the store's own files the backup does not have (``in_backup``: where every
+    file of the backup goes). Returns the archive name of each file put aside, and
+    where it is kept."""
+    moved: dict[str, Path] = {}
     store_like = [
         *store_files(data / STORE_NAME),
         *_files(data / (Path(STORE_NAME).stem + ".requests")),
     ]
     for stale in store_like:  # the store's own files the backup does not have: aside
         if stale.exists() and stale not in in_backup:
-            _keep(stale, kept / "data" / stale.relative_to(data))
-            moved += 1
+            name = f"data/{stale.relative_to(data).as_posix()}"
+            moved[name] = _keep(stale, kept / name)
     for name, staged, destination in plan:
         if destination.exists():
-            if _sha256(destination) == _sha256(staged):
+            if sha256(destination) == sha256(staged):
                 continue
-            _keep(destination, kept / name)
-            moved += 1
+            moved[name] = _keep(destination, kept / name)
         destination.parent.mkdir(parents=True, exist_ok=True)
         temp = destination.with_name(f".{destination.name}.restore")
-        shutil.copyfile(staged, temp)
-        with open(temp, "rb") as handle:
-            os.fsync(handle.fileno())
+        temp.unlink(missing_ok=True)  # left by a restore cut short
+        with (
+            open(staged, "rb") as source,
+            os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out,
+        ):
+            shutil.copyfileobj(source, out)
+            out.flush()
+            os.fsync(out.fileno())
         os.replace(temp, destination)
     return moved
 
 
-def _keep(path: Path, copy: Path) -> None:
+def _keep(path: Path, copy: Path) -> Path:
     copy.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(path), str(copy))
+    return copy

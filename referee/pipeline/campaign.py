@@ -203,9 +203,17 @@ def load_config(path: Path) -> Config:
     """Read and check config.toml; raise ConfigError listing every problem."""
     try:
         text = read_text_bounded(path, DEFAULT_LIMITS.max_config_file_bytes, "The config")
-        document = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"Cannot read {path}: {error}.") from error
+    return parse_config(text, path)
+
+
+def parse_config(text: str, path: Path) -> Config:
+    """Check the text of a config.toml as if it lay at ``path`` (its paths are relative
+    to that folder), without reading the file: ``restore`` checks an archive's before
+    writing anything. Raise ConfigError listing every problem."""
+    try:
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path} is not valid TOML: {error}. Fix that line.") from error
     problems: list[str] = []

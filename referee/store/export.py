@@ -38,7 +38,7 @@ from typing import IO, Any
 import orjson
 
 from referee.base.errors import ConfigError
-from referee.store.ledger import WITHHELD
+from referee.store.ledger import SALT, WITHHELD
 
 __all__ = ["HEADER_KEY", "PublicLedger", "read_public", "write_public"]
 
@@ -58,6 +58,8 @@ class Exported:
     rows: int = 0
     shown: int = 0
     withheld: dict[str, int] = field(default_factory=dict)  # reason -> rows
+    # Withheld rows recorded before rows had salts: their stubs can be matched by guessing.
+    unsalted: int = 0
 
 
 def write_public(
@@ -89,6 +91,7 @@ def write_public(
                     body.write(line if line.endswith(b"\n") else line + b"\n")
                     continue
                 done.withheld[reason] = done.withheld.get(reason, 0) + 1
+                done.unsalted += SALT not in row
                 stub = {WITHHELD: reason, "prev": row.get("prev"), "hash": row.get("hash")}
                 body.write(orjson.dumps(stub) + b"\n")
             counts = {"rows": done.rows, "shown": done.shown, "withheld": done.withheld}

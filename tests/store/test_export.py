@@ -88,9 +88,11 @@ def _withhold_secret_rolls(row: Mapping[str, Any]) -> str | None:
     return "private" if is_secret_roll(row) else None
 
 
-def _export(tmp_path: Path, lines: list[bytes]) -> Path:
+def _export(tmp_path: Path, lines: list[bytes], unsalted: int = 0) -> Path:
+    """The public file of ``lines``; ``unsalted``: how many withheld rows have no salt."""
     path = tmp_path / "ledger.jsonl"
-    write_public(path, lines, _withhold_secret_rolls, {"campaign": "Test"})
+    done = write_public(path, lines, _withhold_secret_rolls, {"campaign": "Test"})
+    assert (1, unsalted) == (sum(done.withheld.values()), done.unsalted)
     return path
 
 
@@ -151,7 +153,7 @@ def _brute_force(path: Path) -> list[dict[str, Any]]:
 def test_a_guessable_secret_roll_is_found_from_an_unsalted_stub(tmp_path):
     """The attack works on the first format: the search finds the secret d20's row (so
     the same search finding nothing below means something)."""
-    found = _brute_force(_export(tmp_path, _journal(salted=False)))
+    found = _brute_force(_export(tmp_path, _journal(salted=False), unsalted=1))
     assert [("t4_k3", "gm", "roll 1d20")] == [(f["post"], f["author"], f["tag"]) for f in found]
 
 
@@ -210,7 +212,7 @@ def test_rows_of_the_first_format_and_their_files_still_verify(tmp_path):
     """An old ledger (no salts, an unsalted secret roll) verifies with its secret, and a
     public file of format 1 still opens."""
     lines = _journal(salted=False)
-    path = _export(tmp_path, lines)
+    path = _export(tmp_path, lines, unsalted=1)  # the GM is told these stubs can be matched
     text = path.read_bytes().replace(f'"{HEADER_KEY}":2'.encode(), f'"{HEADER_KEY}":1'.encode())
     path.write_bytes(text)
     with read_public(path) as public:

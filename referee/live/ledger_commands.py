@@ -190,6 +190,13 @@ def export(args: argparse.Namespace) -> int:
         + (f", {withheld} withheld ({why}), each kept in the chain by its hash" if withheld else "")
         + "."
     )
+    if done.unsalted:
+        print(
+            f"Note: {done.unsalted} withheld row(s) were recorded before rows had salts: "
+            "what they hold can be found from their hashes by guessing (the author, the post, "
+            "the tag, the time, the dice), and their dice from the post once the secret is "
+            "revealed. Rows recorded since are salted (see docs/verification.md)."
+        )
     print(
         f"Players check it with `referee verify --ledger {args.public.name} --secret-file "
         "revealed.txt` once you reveal the secret (`--chain-only` before)."

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from referee.base.dice import HmacDice
 from referee.base.effort import metered
 from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.base.names import name_key
@@ -33,7 +32,7 @@ from referee.resolve import tracker_verbs
 from referee.resolve.dispatch import verbs_for
 from referee.resolve.tracker import Combatant
 from referee.resolve.verdicts import Reply, Verdict
-from referee.store.ledger import make_row, roll_id
+from referee.store.ledger import dice_for, make_row, new_salt, roll_id
 from referee.store.records import LOOKUP_KINDS, names_in, roll_entry
 from referee.system import Context, ParseContext
 
@@ -179,9 +178,12 @@ class Referee:
         near = self._near_misses(post, scan.near)  # stage 1: the bracket-short tags
         if not scan.tags and not scan.problem and not near:
             return Outcome(post, "", 0, 0, 0)
-        verdicts, names = self._resolve_all(post, scan.tags, private)  # stage 2
+        # A secret roll's dice take its row's salt too, so the revealed campaign secret
+        # alone never gives them (referee.store.ledger.dice_for).
+        salts = {tag.index: new_salt() for tag in scan.tags} if private else {}
+        verdicts, names = self._resolve_all(post, scan.tags, private, salts)  # stage 2
         text = self._reply(post, scan, near, verdicts, names, private)  # stage 3
-        return self._keep(post, scan, near, verdicts, names, text, private)  # recorded once
+        return self._keep(post, scan, near, verdicts, names, text, private, salts)  # recorded
 
     def _reply(
         self,
@@ -214,11 +216,12 @@ class Referee:
         names: tuple[list[str], ...],
         text: str,
         private: bool,
+        salts: dict[int, str],
     ) -> Outcome:
         """Record the post once: its ledger rows, its record (the reply, whom each roll
         concerned, how to undo it) and the outcome the caller reports."""
         summaries = [None if v.failed else outcome_summary(v) for v in verdicts]
-        new_rolls = self._record(post, verdicts, names, summaries, private)
+        new_rolls = self._record(post, verdicts, names, summaries, private, salts)
         kept = [
             (v, n, summary)
             for v, n, summary in zip(verdicts, names, summaries, strict=True)
@@ -316,15 +319,21 @@ class Referee:
         return near_miss_problems(near, parse_context, verbs_for(context.system))
 
     def _resolve_all(
-        self, post: Post, tags: tuple[Tag, ...], private: bool = False
+        self,
+        post: Post,
+        tags: tuple[Tag, ...],
+        private: bool = False,
+        salts: dict[int, str] | None = None,
     ) -> tuple[tuple[Verdict, ...], tuple[list[str], ...]]:
-        """Each tag's verdict, and the names (keys) of the characters each concerned."""
+        """Each tag's verdict, and the names (keys) of the characters each concerned;
+        ``salts``: a secret roll's, by tag index."""
         context = self.session.context(post, private)
         parse_context = ParseContext(context.known_names, self.limits)
         verdicts = []
         names = []
         for tag in tags:
-            verdict = self._resolve(post, tag, context, parse_context)
+            salt = (salts or {}).get(tag.index, "")
+            verdict = self._resolve(post, tag, context, parse_context, salt)
             verdicts.append(verdict)
             names.append([] if verdict.failed else self._names(verdict, context))
         return tuple(verdicts), tuple(names)
@@ -500,10 +509,10 @@ class Referee:
         )
 
     def _resolve(
-        self, post: Post, tag: Tag, context: Context, parse_context: ParseContext
+        self, post: Post, tag: Tag, context: Context, parse_context: ParseContext, salt: str = ""
     ) -> Verdict:
         secret = self.campaign.secret.value  # type: ignore[union-attr]
-        dice = HmacDice(secret, post.fullname, tag.index)
+        dice = dice_for(secret, post.fullname, tag.index, salt)
         return verdict_for(tag, roll_id(post.fullname, tag.index), context, parse_context, dice)
 
     def record_action(self, post: Post, kind: str, outcome: dict[str, Any]) -> str:
@@ -530,6 +539,7 @@ class Referee:
         names: tuple[list[str], ...],
         summaries: list[dict[str, Any] | None],
         private: bool = False,
+        salts: dict[int, str] | None = None,
     ) -> int:
         added = 0
         recorded = _iso(self.clock())  # one moment for the post's rolls
@@ -553,6 +563,7 @@ class Referee:
                 draws=verdict.draws,
                 outcome=outcome,
                 recorded=recorded,
+                salt=(salts or {}).get(verdict.tag.index),  # the one its dice were drawn with
             )
             self.ledger.append(row)
             added += 1

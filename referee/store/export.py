@@ -4,7 +4,7 @@ The store's journal holds everything the campaign recorded, secret rolls and the
 of characters the GMs alone know of included, so it is never handed out. ``referee
 export --public FILE`` writes this file instead, JSON lines::
 
-    {"referee_public_ledger": 1, "campaign": "...", "secret_sha256": "...",
+    {"referee_public_ledger": 2, "campaign": "...", "secret_sha256": "...",
      "rows": 120, "shown": 112, "withheld": {"private": 7, "hidden": 1}, ...}
     {"roll_id": "kx9f2a-1", ..., "prev": "<hash of the row before>", "hash": "..."}
     {"withheld": "private", "prev": "...", "hash": "..."}
@@ -17,6 +17,12 @@ and every shown row's hash and dice, and a row removed, added or changed anywher
 breaks it; what a withheld row said stays the GM's, and the file says how many there
 are and why. The first line is the header: it is not covered by the chain, and a
 verifier recounts what it claims.
+
+A stub never holds the row's ``salt`` (:mod:`referee.store.ledger`): without it the
+hash cannot be matched by trying the guessable fields of a secret roll. A row shown
+holds its salt, so its hash is recomputed from the file alone. Format 2 is the first
+whose rows may hold salts (a secret roll's dice then take its salt, which an older
+verifier would call a mismatch); a file of format 1 reads as before.
 """
 
 from __future__ import annotations
@@ -33,12 +39,13 @@ import orjson
 
 from referee.base.errors import ConfigError
 from referee.base.files import open_regular
-from referee.store.ledger import WITHHELD
+from referee.store.ledger import SALT, WITHHELD
 
 __all__ = ["HEADER_KEY", "PublicLedger", "read_public", "write_public"]
 
 HEADER_KEY = "referee_public_ledger"  # the header's key; its value is the format's version
-FORMAT = 1
+FORMAT = 2
+READABLE = frozenset({1, FORMAT})  # the formats read_public opens: 1 holds no salted rows
 MAX_LINE = 1 << 20  # bytes of one line a verifier reads at most: a row is far smaller
 HEADER_ROOM = 2048  # bytes kept for the header line (padded with spaces)
 
@@ -52,6 +59,8 @@ class Exported:
     rows: int = 0
     shown: int = 0
     withheld: dict[str, int] = field(default_factory=dict)  # reason -> rows
+    # Withheld rows recorded before rows had salts: their stubs can be matched by guessing.
+    unsalted: int = 0
 
 
 def write_public(
@@ -83,6 +92,7 @@ def write_public(
                     body.write(line if line.endswith(b"\n") else line + b"\n")
                     continue
                 done.withheld[reason] = done.withheld.get(reason, 0) + 1
+                done.unsalted += SALT not in row
                 stub = {WITHHELD: reason, "prev": row.get("prev"), "hash": row.get("hash")}
                 body.write(orjson.dumps(stub) + b"\n")
             counts = {"rows": done.rows, "shown": done.shown, "withheld": done.withheld}
@@ -160,7 +170,14 @@ def read_public(path: Path) -> PublicLedger:
         header = orjson.loads(first)
     except orjson.JSONDecodeError:
         header = None
-    if not isinstance(header, dict) or header.get(HEADER_KEY) != FORMAT:
+    version = header.get(HEADER_KEY) if isinstance(header, dict) else None
+    if type(version) is int and version > FORMAT:
+        handle.close()
+        raise ConfigError(
+            f"{path} is a public ledger of format {version}; this referee reads formats up to "
+            f"{FORMAT}. Check it with a newer referee."
+        )
+    if version not in READABLE:
         handle.close()
         raise ConfigError(
             f"{path} is not a public ledger written by `referee export --public` (its first "

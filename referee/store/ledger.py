@@ -5,11 +5,23 @@ publishes ``sha256(secret)`` before play starts, so the dice of every post are f
 before anyone writes it. When the secret is revealed, :func:`verify` re-derives every
 row's dice and checks them die for die. Each row also carries the hash of the row
 before it, so a removed or altered row breaks the chain even before the reveal.
+
+A row written since the ledger's second format also carries a ``salt``: 16 random
+bytes in hex, covered by its hash. Every other field of a GM's secret roll can be
+guessed (the author, a post id after the last public one, the tag, the second it was
+recorded, each face of a die), so without the salt a public ledger's stub (a withheld
+row's hash alone) could be matched by trying them all; with it, there are 2^128 more
+guesses per row. A stub never holds the salt; a row shown holds it, so anyone
+recomputes its hash. The salt of a secret roll (``"private": true``) also goes into
+its dice (:func:`dice_for`), so revealing the campaign secret at the end does not
+reveal the dice of secret rolls kept withheld. Rows without a salt (the first
+format) verify as they always did: nothing in them is rewritten.
 """
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +33,30 @@ from referee.base.dice import Draw, HmacDice, commitment, replay_matches
 GENESIS = "0" * 64  # the "previous hash" of the first row
 WITHHELD = "withheld"  # a public ledger's stub for a row players may not see yet
 _STUB_KEYS = frozenset({WITHHELD, "prev", "hash"})  # all a stub holds
+SALT = "salt"  # the key of a row's random salt; a row without one is of the first format
+SALT_BYTES = 16
+
+
+def new_salt() -> str:
+    """A fresh random salt for one row: 16 bytes from the operating system, in hex."""
+    return secrets.token_hex(SALT_BYTES)
+
+
+def dice_for(secret: bytes, post: str, tag_index: int, salt: str = "") -> HmacDice:
+    """The dice of tag ``tag_index`` of ``post``; of a secret roll, given its ``salt``.
+
+    A public roll's dice come from ``HMAC(secret, "post:index:block")``, so anyone with
+    the revealed secret checks them by hand. A secret roll's come from
+    ``HMAC(secret, "post:salt:index:block")``: the salt is in the row alone, so the
+    revealed secret and a guessed post id are not enough to know them.
+
+    >>> public = dice_for(b"s", "t4_a", 0).roll(20)
+    >>> public == HmacDice(b"s", "t4_a", 0).roll(20)
+    True
+    >>> dice_for(b"s", "t4_a", 0, "00ff").roll(20) == HmacDice(b"s", "t4_a:00ff", 0).roll(20)
+    True
+    """
+    return HmacDice(secret, f"{post}:{salt}" if salt else post, tag_index)
 
 
 def roll_id(post_fullname: str, tag_index: int) -> str:
@@ -60,11 +96,13 @@ def make_row(
     outcome: Mapping[str, Any],
     recorded: str,
     system_version: str = "",
+    salt: str | None = None,
 ) -> dict[str, Any]:
     """A ledger row, to be sealed by the store (``prev`` and ``hash``) when it is appended.
 
     ``system`` and ``system_version`` say which rules read the dice, so a ledger stays
-    verifiable after a system changes.
+    verifiable after a system changes. ``salt``: the one the row's dice were drawn
+    with (a secret roll's, :func:`dice_for`); a fresh one when None.
     """
     row: dict[str, Any] = {
         "roll_id": roll_id(post, tag_index),
@@ -79,6 +117,7 @@ def make_row(
         "draws": [[draw.sides, draw.value] for draw in draws],
         "outcome": dict(outcome),
         "recorded": recorded,
+        SALT: new_salt() if salt is None else salt,
     }
     return row
 
@@ -175,8 +214,7 @@ def verify(
                 why = "a withheld row holds its hash alone" if stubs else "a stub in the ledger"
                 mismatches.append(Mismatch(rid, why))
         else:
-            outcome = row.get("outcome")
-            if isinstance(outcome, Mapping) and outcome.get("private"):
+            if is_secret_roll(row):
                 private += 1
             rid = str(row.get("roll_id", f"row {count}"))
         if row.get("prev") != previous:
@@ -198,11 +236,21 @@ def verify(
     return Report(count, checked, tuple(mismatches), commitment_ok, private, withheld)
 
 
+def is_secret_roll(row: Mapping[str, Any]) -> bool:
+    """Whether ``row`` is a GM's secret roll (marked so in its sealed outcome)."""
+    outcome = row.get("outcome")
+    return isinstance(outcome, Mapping) and bool(outcome.get("private"))
+
+
 def _dice_follow(row: Mapping[str, Any], secret: bytes) -> bool:
-    """Whether the row's dice are those its post and tag draw from ``secret``."""
+    """Whether the row's dice are those its post and tag (and, for a salted secret roll,
+    its salt) draw from ``secret``."""
     try:
         draws = [Draw(int(sides), int(value)) for sides, value in row.get("draws", [])]
-        source = HmacDice(secret, str(row.get("post")), int(row.get("tag_index", -1)))
+        salt = row.get(SALT, "") if is_secret_roll(row) else ""
+        if not isinstance(salt, str):
+            return False
+        source = dice_for(secret, str(row.get("post")), int(row.get("tag_index", -1)), salt)
         return replay_matches(source, draws)
     except (TypeError, ValueError, OverflowError):  # a row changed into nonsense
         return False

@@ -20,21 +20,20 @@ def _old_format_store(path: Path, rows: int = 5) -> dict:
         post = f"t1_p{n}"
         dice = RecordingDice(HmacDice(SECRET, post, 0))
         dice.roll(6), dice.roll(6)
-        row = seal(
-            make_row(
-                post=post,
-                thread="t3_t",
-                author="kara",
-                tag_index=0,
-                tag="roll 2d6",
-                system="stepped",
-                kind="dice",
-                draws=dice.draws,
-                outcome={"total": sum(d.value for d in dice.draws)},
-                recorded="2026-01-01T00:00:00+00:00",
-            ),
-            previous,
+        unsealed = make_row(
+            post=post,
+            thread="t3_t",
+            author="kara",
+            tag_index=0,
+            tag="roll 2d6",
+            system="stepped",
+            kind="dice",
+            draws=dice.draws,
+            outcome={"total": sum(d.value for d in dice.draws)},
+            recorded="2026-01-01T00:00:00+00:00",
         )
+        del unsealed["salt"]  # rows had none then
+        row = seal(unsealed, previous)
         previous = row["hash"]
         ledger[str(n + 1)] = row
         posts[str(n + 1)] = {
@@ -73,16 +72,30 @@ def test_an_old_store_is_converted_and_its_ledger_verifies(tmp_path):
 
 
 def test_a_converted_store_appends_after_the_old_chain_and_converts_once(tmp_path):
-    """New rows chain onto the last old row; opening again makes no second backup."""
+    """New rows chain onto the last old row, salted where the old ones have no salt, and
+    the two formats verify together; opening again makes no second backup."""
     path = tmp_path / "store.json"
     old = _old_format_store(path)
     last_old = list(old["ledger"].values())[-1]["hash"]
+    new = make_row(
+        post="t1_new",
+        thread="t3_t",
+        author="kara",
+        tag_index=0,
+        tag="void t1_p0",
+        system="stepped",
+        kind="void",
+        draws=(),
+        outcome={},
+        recorded="2026-12-01T00:00:00+00:00",
+    )
     with Store(path) as store:
-        row = store.ledger.append({"roll_id": "new-1", "post": "t1_new", "tag_index": 0})
+        row = store.ledger.append(new)
     with Store(path) as store:
         assert (last_old, 6, True) == (
             row["prev"],
             len(store.ledger),
-            verify(store.ledger, None).ok,
+            verify(store.ledger, SECRET).ok,
         )
+        assert [False] * 5 + [True] == ["salt" in row for row in store.ledger]
     assert 1 == len(list(tmp_path.glob("store.json.*.bak")))

@@ -143,7 +143,7 @@ class SandboxedTemplates(ImmutableSandboxedEnvironment):
     def getattr(self, obj: Any, attribute: str) -> Any:
         """``obj.attribute`` from a template: at once for a plain object's public
         attribute (see _plain), else as the sandbox decides."""
-        kind = type(obj)
+        kind: type = type(obj)
         if _plain(kind, attribute) and obj.__class__ is kind:
             try:
                 return getattr(obj, attribute)

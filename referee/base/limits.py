@@ -55,6 +55,10 @@ class Limits:
     max_suggest_steps: int = 4_000
     max_tag_steps: int = 12_000
     max_post_steps: int = 150_000
+    # Loop items and calls one template render may spend (a verdict spends tens, a
+    # roster page of a big campaign thousands): a GM's or a backup's template that
+    # loops on and on is refused, naming the file, instead of stalling the worker.
+    max_template_steps: int = 200_000
     max_tag_chars: int = 2000  # characters inside one [[ ... ]]
     max_tags_per_post: int = 50  # tags resolved in one post; the rest are refused
     max_names_per_tag: int = 50  # combatants in one [[init ...]]

@@ -2,8 +2,8 @@
 
 * :mod:`~referee.render.renderer`: replies from the verdict templates in ``templates/``
   (the core's and each system's own);
-* :mod:`~referee.render.dice_shapes`: the stock dice verdict filled in without Jinja for
-  the shapes a table repeats;
+* :mod:`~referee.render.environment`: the sandbox every template renders in, its
+  filters and its step budget;
 * :mod:`~referee.render.roster`, :mod:`~referee.render.tracker_markdown`: the roster
   page and the tracker's pieces;
 * :mod:`~referee.render.terminal`: replies made plain text for a terminal.

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 
 from referee.base.limits import DEFAULT_LIMITS, Limits
-from referee.render.dice_shapes import DiceShapes
 from referee.render.environment import close_lists, make_environment
 from referee.resolve.verdicts import Reply, Verdict
 
@@ -37,11 +36,9 @@ class Renderer:
         limits: Limits = DEFAULT_LIMITS,
         system: System | None = None,
     ) -> None:
-        self._environment = make_environment(templates_dir, system)
+        self._environment = make_environment(templates_dir, system, limits)
         self._reply = _Fast(self._environment.get_template("reply.md.j2"))
         self._verdicts: dict[str, _Fast] = {}
-        # The stock dice template's text per expression (None: not stock, or not yet used).
-        self._dice_shapes: DiceShapes | None = None
         self._turn: _Fast | None = None
         self._campaign = campaign
         self._commitment = commitment
@@ -69,14 +66,7 @@ class Renderer:
         if template is None:
             template = _Fast(self._environment.get_template(f"verdict_{verdict.kind}.md.j2"))
             self._verdicts[verdict.kind] = template
-            if verdict.kind == "dice":
-                learnt = DiceShapes(self._environment, template.render, _finished)
-                self._dice_shapes = learnt if learnt.active else None
-        # Plain dice through the stock template: its text per expression, filled in.
-        shapes = self._dice_shapes
-        text = shapes.write(verdict, compact) if shapes and verdict.kind == "dice" else None
-        if text is None:
-            text = close_lists(template.render(v=verdict, compact=compact).strip())
+        text = _finished(template.render(v=verdict, compact=compact))
         if verdict.tracker is not None:  # an initiative roll: whose turn it is now
             if self._turn is None:
                 self._turn = _Fast(self._environment.get_template("turn_note.md.j2"))
@@ -145,6 +135,9 @@ class _Fast:
             context = self._template.new_context(self._globals, shared=True)
             context.globals_keys = self._own_keys
         context.vars = variables
-        text = self._concat(self._root(context))
+        try:
+            text = self._concat(self._root(context))
+        except Exception:  # as Template.render does: a refused template is explained
+            self._template.environment.handle_exception()
         idle.append(context)
         return text

@@ -19,9 +19,11 @@ returns the :class:`Conformance` it measured). It checks, against the
 * **who may set what**: every option a verb declares GM-only
   (:class:`~referee.system.GmOption`) is tried, with its example, by the character's
   owner and by a stranger, who are refused by the core with the option's reason (and the
-  GM's tag resolves); every verb whose example names a player's character is posted by a
-  stranger, and with those characters swapped for the GM's NPCs by the player, and must
-  be refused with a reason;
+  GM's tag resolves); every roll a player's example makes (a resolution with odds) is
+  posted again with a bonus he wrote himself (``+5`` after it) and must be refused or not
+  read, since a bonus is a circumstance the GM decides; every verb whose example names a
+  player's character is posted by a stranger, and with those characters swapped for the
+  GM's NPCs by the player, and must be refused with a reason;
 * **state within the rules**: a seeded random sequence of ``plays`` posts (every verb's
   and GM-only option's example, by the GM or the player, the characters swapped about,
   with ``[[void]]``, ``[[revive]]``, ``[[end encounter]]`` and restarts) leaves the
@@ -132,6 +134,7 @@ def check_system(
     _rulings(system, report)
     _verbs(system, folder, report, seed)
     _gm_options(system, folder / "gm-options", report, seed)
+    _players_bonus(system, folder / "bonus", report, seed)
     _others_characters(system, folder / "others", report, seed)
     _mutated_examples(system, folder / "mutated", report, seed)
     report.problems += play_at_random(system, folder / "play", steps=plays, seed=seed)
@@ -300,6 +303,43 @@ def _gm_options(system: System, folder: Path, report: Conformance, seed: int) ->
                 report.problems.append(f"{said} raised {type(error).__name__}: {error}")
             finally:
                 campaign.close()
+
+
+BONUS = " +5"  # what a player writes after his roll to help himself
+
+
+def _players_bonus(system: System, folder: Path, report: Conformance, seed: int) -> None:
+    """Each roll the player's example makes (it resolves for him, with odds), written with
+    a bonus of his own after it: refused or not read, never rolled (each post in a fresh
+    campaign, so the first roll's effects refuse nothing)."""
+    example = system.example_campaign()
+    for number, verb in enumerate(system.verbs):
+        if verb.gm_only:
+            continue
+        said = f"verb {verb.name}: u/{example.player}'s [[{verb.example}{BONUS}]]"
+        try:
+            plain = _post_once(system, folder / f"{number}", example.player, verb.example, seed)
+            if isinstance(plain, UserError) or getattr(plain, "chance", None) is None:
+                continue  # not a roll this player makes
+            text = verb.example + BONUS
+            helped = _post_once(system, folder / f"{number}-bonus", example.player, text, seed)
+        except Exception as error:  # a crash is exactly what the kit reports
+            report.problems.append(f"{said} raised {type(error).__name__}: {error}")
+            continue
+        if not isinstance(helped, UserError):
+            report.problems.append(
+                f"{said} resolved ({getattr(helped, 'kind', helped)}): a player gave his own "
+                "roll a bonus; declare it a GmOption of the verb."
+            )
+
+
+def _post_once(system: System, folder: Path, author: str, text: str, seed: int) -> Any:
+    """``text`` posted by ``author`` in a fresh example campaign (see :func:`_post`)."""
+    campaign = _example_campaign(system, folder)
+    try:
+        return _post(campaign, author, text, seed)
+    finally:
+        campaign.close()
 
 
 def _spellings(name: str) -> tuple[str, ...]:

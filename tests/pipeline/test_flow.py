@@ -69,11 +69,14 @@ def test_edited_post_keeps_its_results_and_says_so(open_campaign):
 
 
 def test_wounds_carry_from_one_post_to_the_next(open_campaign):
-    """Once a trooper is killed in one post, later posts see a dead trooper and refuse."""
+    """Once a trooper is killed in one post, later posts see a dead trooper and refuse (the
+    GM's unaware: an automatic hit each time)."""
     campaign = open_campaign(SHEETS)
     referee = Referee(campaign)
     outcomes = [
-        referee.referee(_post("[[shoot Kara -> Trooper 1 unaware]]", f"t1_p{index}", index))
+        referee.referee(
+            _post("[[shoot Kara -> Trooper 1 unaware]]", f"t1_p{index}", index, author="gm")
+        )
         for index in range(12)
     ]
     first_kill = next(i for i, o in enumerate(outcomes) if "**dead**" in o.text)

@@ -23,7 +23,7 @@ ECHO = "In this thread's initiative, {name} is *stunned* until round 3."
 # roll of hers in the system's own verbs (by kara_plays, her player in every demo).
 SYSTEMS = {
     "edge": ("mc_ember", "", "Kara Venn", '[[move Kara Venn cool "act under fire"]]'),
-    "pool": ("st_morrow", "", "Kara Venn", "[[roll Kara Venn dexterity+stealth diff 7]]"),
+    "pool": ("st_morrow", "", "Kara Venn", "[[roll Kara Venn dexterity+stealth]]"),
     "hits": ("gm_lua", "", "Kara Venn", "[[roll Kara body + Swordsmanship]]"),
     "trikus": ("gm_vesna", "[[difficulty 2]]", "Kara", "[[test Kara line=1]]"),
 }

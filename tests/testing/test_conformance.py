@@ -17,6 +17,7 @@ from referee.testing.conformance import (
     _gm_options,
     _mutated_examples,
     _others_characters,
+    _players_bonus,
 )
 
 
@@ -147,3 +148,81 @@ def test_a_verb_acting_for_anyone_s_character_is_reported(
         "verb cast: the player's [[cast Trooper 1 Telekinesis]] (the GM's NPC) was not "
         "refused: UnknownName: Trooper 1 knows no techniques, so cannot cast 'Telekinesis'.",
     ] == report.problems
+
+
+# -- every system's GM options tried; a bonus a player gives himself found -----------
+
+# The circumstances only a GM sets, by system: each must be declared (and so tried).
+GM_DECIDES = {
+    "stepped": {
+        ("roll", "+N"),
+        ("shoot", "unaware"),
+        ("shoot", "env N or cover N"),
+        ("shoot", "+N"),
+        ("melee", "unaware"),
+        ("melee", "env N or cover N"),
+        ("melee", "+N"),
+        ("cast", "+N"),
+        ("stat", "+N"),
+    },
+    "edge": {("roll", "+N"), ("move", "+N")},
+    "pool": {("roll", "diff N"), ("roll", "diff N (where none is set)"), ("roll", "+N dice")},
+    "hits": {("roll", "adv N"), ("roll", "a number of dice")},
+    "trikus": {("test", "vs N")},
+}
+
+
+@pytest.mark.parametrize("name", sorted(GM_DECIDES))
+def test_the_kit_tries_every_gm_option_of_every_system(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Each system declares the circumstances a GM sets, and the kit tries each: with
+    every declaration made to let players through, each is reported for the player."""
+    system = load_system(name)
+    declared = {(verb.name, option.name) for verb in system.verbs for option in verb.gm_options}
+    verbs = tuple(
+        replace(
+            verb,
+            gm_options=tuple(
+                replace(option, applies=lambda request, context: False)
+                for option in verb.gm_options
+            ),
+        )
+        for verb in system.verbs
+    )
+    monkeypatch.setattr(system, "verbs", verbs)
+    monkeypatch.setattr(resolve, "_TABLES", {})
+    report = Conformance(name)
+    _gm_options(system, tmp_path, report, seed=1)
+    reported = {
+        (problem.split(":")[0].removeprefix("verb "), problem.split("'")[1])
+        for problem in report.problems
+        if "u/player's" in problem  # not refused as GM-only, or for another reason first
+    }
+    assert (set(), declared) == (GM_DECIDES[name] - declared, reported)
+
+
+def test_a_bonus_a_player_gives_his_own_roll_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A system that forgot to declare +N GM-only: the player's example with +5 after it
+    resolves, and the kit says so, for each roll verb."""
+    stepped = load_system("stepped")
+    for name in ("roll", "cast"):
+        _with_verb(monkeypatch, stepped, name, gm_options=())
+    report = Conformance("stepped")
+    _players_bonus(stepped, tmp_path, report, seed=1)
+    assert [
+        "verb roll: u/player's [[roll Kara agility+perception -1 +5]] resolved (stat): a "
+        "player gave his own roll a bonus; declare it a GmOption of the verb.",
+        "verb cast: u/player's [[cast Kara Telekinesis +5]] resolved (cast): a player gave "
+        "his own roll a bonus; declare it a GmOption of the verb.",
+    ] == report.problems
+
+
+@pytest.mark.parametrize("name", sorted(GM_DECIDES))
+def test_no_system_lets_a_player_give_his_roll_a_bonus(tmp_path: Path, name: str) -> None:
+    """No built-in system rolls a player's example with +5 written after it."""
+    report = Conformance(name)
+    _players_bonus(load_system(name), tmp_path, report, seed=1)
+    assert [] == report.problems

@@ -19,7 +19,7 @@ from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Ve
 from referee.systems.options import read_options
 from referee.systems.validation import problems_message
 
-from . import handlers, tags, undo
+from . import handlers, tags, undo, who
 from .application import EdgeCharacter, EdgeSheet
 from .bands import Band
 from .moves import Pending, Table
@@ -80,6 +80,8 @@ VERBS = (
         form="roll <character> +<stat or counter> [options as move]",
         help="a move, written the way the table says it (roll +cool)",
         example="roll Kara +cool",
+        player_options=who.PLAYER_OPTIONS,
+        gm_options=who.ROLL_OPTIONS,
     ),
     _verb(
         "move",
@@ -87,6 +89,8 @@ VERBS = (
         handlers.resolve_move_tag,
         tags.MOVE_USAGE,
         example='move Kara cool +1 edge=hit "act under fire"',
+        player_options=who.PLAYER_OPTIONS,
+        gm_options=who.MOVE_OPTIONS,
         **_MOVE,
     ),
     _verb(

@@ -103,6 +103,10 @@ class PoolRulings(ConfigurableMixin):
     resisted_tie: ResistedTie = ResistedTie.NOBODY  # R-36
     teamwork: Teamwork = Teamwork.GM  # R-37
     team_botch: TeamBotch = TeamBotch.ALL  # R-38
+    # A player's own diff where no GM difficulty stands (the thread's, or the GM's word on
+    # his roll): false, he rolls at the default 6 and only a GM writes diff; true, he
+    # writes the difficulty the GM called for in prose.
+    player_difficulty: bool = False
 
     def label_for(self, net: int) -> str:
         """The R-31 label of ``net`` successes (``""`` for none).

@@ -8,8 +8,10 @@ nível"), so a player may not set, for his character:
   (``resist Kara wits vs the door 5``, the GM's);
 * extra dice (``roll Kara wits +3``); taking dice away is his to do;
 * a difficulty, once the GM set one: the thread's standing one (``diff 3`` under his 9),
-  or his word on the character's next roll (``[[difficulty 8 for Kara]]``). Without
-  either, a player writes the difficulty the GM named in the thread for his roll.
+  or his word on the character's next roll (``[[difficulty 8 for Kara]]``);
+* a difficulty where the GM set none: the player's roll is at the default 6 until the
+  GM sets one by a tag. Only the campaign's ruling ``player_difficulty = true`` lets
+  a player write the difficulty the GM named in prose for his roll.
 
 The core refuses these before the resolver runs (:class:`referee.system.GmOption`).
 
@@ -28,10 +30,15 @@ from referee.base.errors import UserError
 from referee.system import Context, GmOption
 
 from . import tags
-from .rolls import RollRequest
+from .rolls import DEFAULT_DIFFICULTY, RollRequest
 from .threads import THREADS
 
-PLAYER_OPTIONS = ("diff N (without the GM's standing one)", "-N dice", "willpower", "reflexive")
+PLAYER_OPTIONS = (
+    "diff N (where no GM difficulty stands, if the campaign's player_difficulty ruling allows)",
+    "-N dice",
+    "willpower",
+    "reflexive",
+)
 
 
 def _sides(request: Any) -> Iterable[tuple[str, RollRequest]]:
@@ -88,11 +95,28 @@ def gm_difficulty(request: Any, context: Context) -> bool:
     return bool(_gm_difficulty(request, context))
 
 
-def _roller(request: Any) -> str:
+def _no_difficulty_of_players(request: Any, context: Context) -> bool:
+    """Whether no GM difficulty stands for the request and the campaign keeps ``diff``
+    from players there (``player_difficulty = false``, the default)."""
+    rulings = getattr(context.rules, "rulings", None)
+    allowed = bool(getattr(rulings, "player_difficulty", False))
+    return not allowed and not gm_difficulty(request, context)
+
+
+def _default_difficulty(request: Any, context: Context) -> str:
+    name = _character(context, _roller(request, ""))
+    for_one = f" or for {name}'s roll with [[difficulty 8 for {name}]]" if name else ""
+    return (
+        f"Roll without diff: the default {DEFAULT_DIFFICULTY} applies until a GM sets one, "
+        f"for the thread with [[difficulty 8]]{for_one}."
+    )
+
+
+def _roller(request: Any, nobody: str = "Kara") -> str:
     for named, _ in _sides(request):
         if named:
             return named
-    return "Kara"
+    return nobody
 
 
 def _traits(request: Any) -> str:
@@ -128,6 +152,14 @@ def _options(counted: str, added: str, diff: str) -> tuple[GmOption, ...]:
             example=diff,
             setup=("difficulty 9",),
             applies=gm_difficulty,
+        ),
+        GmOption(
+            "diff N (where none is set)",
+            _difficulty,
+            "set a roll's difficulty",
+            _default_difficulty,
+            example=diff,
+            applies=_no_difficulty_of_players,
         ),
     )
 

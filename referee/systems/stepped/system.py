@@ -22,7 +22,7 @@ from referee.pipeline.campaign import CHARACTERS_FILE, seed_table
 from referee.store.entries import character_key
 from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb
 
-from . import handlers, invariants, odds, verbs
+from . import handlers, invariants, odds, verbs, who
 from .application import SteppedSheet
 from .checks import validate_character
 from .combat import AttackKind, plan_damage
@@ -126,6 +126,8 @@ VERBS = (
         form="roll <character> <stat>[+<stat>…] [+N/-N]",
         help="rolls a character's stats (with the wild d6 if named)",
         example="roll Kara agility+perception -1",
+        player_options=who.PLAYER_ROLL_OPTIONS,
+        gm_options=who.ROLL_OPTIONS,
     ),
     _verb(
         "init",
@@ -145,6 +147,8 @@ VERBS = (
         help="a ranged attack: hit, defence, damage and soak, with the wound it deals",
         example="shoot Kara -> Trooper 1 head with blaster",
         aliases=("fire", "attack"),
+        player_options=who.PLAYER_ATTACK_OPTIONS,
+        gm_options=who.SHOOT_OPTIONS,
     ),
     _verb(
         "melee",
@@ -154,6 +158,8 @@ VERBS = (
         help="a melee attack: Agility + Endurance to hit, Strength + weapon to wound",
         example="melee Kara -> Trooper 2 subdue with baton",
         aliases=("strike", "hit"),
+        player_options=who.PLAYER_ATTACK_OPTIONS,
+        gm_options=who.MELEE_OPTIONS,
     ),
     _verb(
         "cast",
@@ -162,6 +168,8 @@ VERBS = (
         form="cast <character> <technique> [+N/-N]",
         help="casts a technique: the magic die must reach the tier's top face",
         example="cast Kara Telekinesis",
+        player_options=who.PLAYER_ROLL_OPTIONS,
+        gm_options=who.CAST_OPTIONS,
     ),
     _verb(
         "stat",
@@ -171,6 +179,8 @@ VERBS = (
         help="rolls a vehicle's or ship's parameter with the ordinal d10",
         example="stat Kestrel armour",
         aliases=("param",),
+        player_options=who.PLAYER_ROLL_OPTIONS,
+        gm_options=who.STAT_OPTIONS,
     ),
     _verb(
         "npc",

@@ -32,6 +32,7 @@ def test_defaults_are_the_rules_rulings() -> None:
             resisted_tie=ResistedTie.NOBODY,
             teamwork=Teamwork.GM,
             team_botch=TeamBotch.ALL,
+            player_difficulty=False,
         )
         == PoolRulings()
     )
@@ -51,6 +52,7 @@ def test_every_option_is_read_from_a_mapping() -> None:
         "resisted_tie": "defender",
         "teamwork": "never",
         "team_botch": "own",
+        "player_difficulty": True,
     }
     rulings = PoolRulings.from_mapping(mapping)
     assert mapping == rulings.to_mapping()

@@ -147,18 +147,70 @@ def test_under_the_gms_difficulty_only_a_gm_changes_it(campaign: Campaign, diff:
     assert 2 <= gm.roll.plan.difficulty <= 10
 
 
-def test_without_a_standing_difficulty_a_player_writes_the_one_called_for(
+def test_without_a_gm_difficulty_a_player_rolls_at_the_default(campaign: Campaign) -> None:
+    """A thread of his own, no GM difficulty: the player's roll is at 6."""
+    assert 6 == _tag(campaign, "roll Marcelo wits", [6, 6]).result.roll.plan.difficulty
+
+
+@pytest.mark.parametrize("text", ["roll Marcelo wits diff 2", "roll Marcelo wits diff -4"])
+def test_without_a_gm_difficulty_a_players_diff_is_refused(campaign: Campaign, text: str) -> None:
+    """His own diff 2 where the GM set none is refused before a die falls, saying the
+    default stands and how a GM sets one; nothing is rolled or stored."""
+    before = campaign.store.table("characters").get("marcelo")
+    with pytest.raises(Forbidden) as refused:
+        _tag(campaign, text, [])  # no dice: a roll would fail for want of them
+    assert (
+        "Only a GM may set a roll's difficulty. Roll without diff: the default 6 applies "
+        "until a GM sets one, for the thread with [[difficulty 8]] or for Marcelo's roll "
+        "with [[difficulty 8 for Marcelo]].",
+        before,
+    ) == (refused.value.message, campaign.store.table("characters").get("marcelo"))
+
+
+def test_without_a_gm_difficulty_a_strangers_bare_pool_keeps_the_default(
     campaign: Campaign,
 ) -> None:
-    """No standing difficulty: the player's diff 7 (the GM's call, in prose) is read."""
-    assert 7 == _tag(campaign, "roll Marcelo wits diff 7", [6, 6]).result.roll.plan.difficulty
+    """A bare pool's diff 2, for nobody, is refused to a player too."""
+    with pytest.raises(Forbidden, match="Only a GM may set a roll's difficulty"):
+        _tag(campaign, "roll 6 diff 2", [], author=STRANGER)
 
 
-def test_a_difficulty_with_leading_zeros_is_read(campaign: Campaign) -> None:
-    """diff 00000007 is difficulty 7."""
-    assert (
-        7 == _tag(campaign, "roll Marcelo wits diff 00000007", [6, 6]).result.roll.plan.difficulty
-    )
+def test_without_a_gm_difficulty_the_gm_writes_any(campaign: Campaign) -> None:
+    """The GM's diff 2 for Marcelo is read."""
+    gm = _tag(campaign, "roll Marcelo wits diff 2", [6, 6], author=GM).result
+    assert 2 == gm.roll.plan.difficulty
+
+
+def _campaign_letting_players_set_the_difficulty(tmp_path: Path) -> Campaign:
+    sheets = [{"name": "Marcelo", "owner": OWNER, "traits": MARCELO, "willpower": 3}]
+    rulings = {"player_difficulty": True}
+    return make_campaign(tmp_path, sheets, system="pool", rulings=rulings)
+
+
+def test_the_player_difficulty_ruling_lets_a_player_write_the_one_called_for(
+    tmp_path: Path,
+) -> None:
+    """player_difficulty = true, no standing difficulty: the player's diff 2 (the GM's call,
+    in prose) is read; the GM's standing 9 still binds him."""
+    campaign = _campaign_letting_players_set_the_difficulty(tmp_path)
+    try:
+        called = _tag(campaign, "roll Marcelo wits diff 2", [6, 6]).result.roll
+        _tag(campaign, "difficulty 9", author=GM)
+        with pytest.raises(Forbidden, match="his difficulty 9 applies"):
+            _tag(campaign, "roll Marcelo dexterity+brawl diff 2", [])
+    finally:
+        campaign.close()
+    assert 2 == called.plan.difficulty
+
+
+def test_a_difficulty_with_leading_zeros_is_read(tmp_path: Path) -> None:
+    """diff 00000007 is difficulty 7 (where the campaign lets a player write it)."""
+    campaign = _campaign_letting_players_set_the_difficulty(tmp_path)
+    try:
+        roll = _tag(campaign, "roll Marcelo wits diff 00000007", [6, 6]).result.roll
+    finally:
+        campaign.close()
+    assert 7 == roll.plan.difficulty
 
 
 # -- R-32: "The GM may forbid it for a roll" -------------------------------------------
@@ -188,10 +240,10 @@ def test_the_gms_word_on_a_roll_is_his_not_the_players(tmp_path: Path) -> None:
     _tag(campaign, "difficulty 9 for Marcelo", author=GM)
     with pytest.raises(Forbidden, match="he set difficulty 9 for Marcelo Vaz's roll"):
         _tag(campaign, "roll Marcelo dexterity+brawl diff 4", [6] * 7)
-    other = _tag(campaign, "roll 3 diff 4", [4, 4, 4], author=STRANGER).result.roll
+    other = _tag(campaign, "roll 3", [4, 4, 4], author=STRANGER).result.roll
     called = _tag(campaign, "roll Marcelo dexterity+brawl", [6] * 7).result.roll
     campaign.close()
-    assert (4, 9) == (other.plan.difficulty, called.plan.difficulty)
+    assert (6, 9) == (other.plan.difficulty, called.plan.difficulty)
 
 
 def test_a_declared_side_keeps_the_gms_word_until_it_rolls(campaign: Campaign) -> None:

@@ -89,7 +89,7 @@ def test_pool_passes_the_conformance_kit(tmp_path: Path) -> None:
 
 def test_vector_one_three_successes_complete(campaign: Campaign) -> None:
     """diff 6, dice 3,8,7,10 -> 3 successes, complete (a bare pool of 4)."""
-    roll = _tag(campaign, "roll 4 diff 6", [3, 8, 7, 10]).result.roll
+    roll = _tag(campaign, "roll 4 diff 6", [3, 8, 7, 10], author=GM).result.roll
     assert (3, 0, 3, Outcome.SUCCESS, "complete") == (
         roll.successes,
         roll.ones,
@@ -102,19 +102,24 @@ def test_vector_one_three_successes_complete(campaign: Campaign) -> None:
 def test_vector_two_no_success_no_one_is_a_failure(tmp_path: Path) -> None:
     """Dexterity 2 + Stealth 4 at diff 7, dice 2,5,6,6,4,3 -> failure, not a botch."""
     campaign = make_campaign(tmp_path, _sheets({"traits": {**KARA, "dexterity": 2}}), system="pool")
-    roll = _tag(campaign, "roll Kara dexterity+stealth diff 7", [2, 5, 6, 6, 4, 3]).result.roll
+    roll = _tag(
+        campaign, "roll Kara dexterity+stealth diff 7", [2, 5, 6, 6, 4, 3], author=GM
+    ).result.roll
     assert (6, 0, Outcome.FAILURE) == (roll.plan.dice, roll.successes, roll.outcome)
 
 
 def test_vector_three_cancelled_successes_are_a_failure(campaign: Campaign) -> None:
     """diff 8, dice 9,1,1,8,1 -> 2 successes, 3 ones: a failure, not a botch."""
-    roll = _tag(campaign, "roll 5 diff 8", [9, 1, 1, 8, 1]).result.roll
+    roll = _tag(campaign, "roll 5 diff 8", [9, 1, 1, 8, 1], author=GM).result.roll
     assert (2, 3, Outcome.FAILURE) == (roll.successes, roll.ones, roll.outcome)
 
 
 def test_vector_four_no_success_and_a_one_is_a_botch(campaign: Campaign) -> None:
     """diff 8, dice 1,3,4,3,7 -> botch."""
-    assert Outcome.BOTCH == _tag(campaign, "roll 5 diff 8", [1, 3, 4, 3, 7]).result.roll.outcome
+    assert (
+        Outcome.BOTCH
+        == _tag(campaign, "roll 5 diff 8", [1, 3, 4, 3, 7], author=GM).result.roll.outcome
+    )
 
 
 def test_vector_five_multiple_actions_lose_dice(campaign: Campaign) -> None:
@@ -159,7 +164,7 @@ def test_dice_notation_still_rolls_in_a_pool_campaign(campaign: Campaign) -> Non
 
 def test_willpower_buys_a_success_and_is_kept_spent(campaign: Campaign) -> None:
     """A point spent adds one success after the 1s cancel (no botch); 3 -> 2 in the store."""
-    shown = _tag(campaign, "roll Kara wits willpower diff 8", [1, 3])
+    shown = _tag(campaign, "roll Kara wits willpower diff 8", [1, 3], author=GM)
     assert (1, Outcome.SUCCESS, 2, 2) == (
         shown.result.roll.net,
         shown.result.roll.outcome,
@@ -230,9 +235,11 @@ def test_end_encounter_lifts_the_standing_difficulty(campaign: Campaign) -> None
 def test_the_free_botch_forgives_the_first_botch_of_a_session(tmp_path: Path) -> None:
     """free_botch: the first botch is a failure, the second a botch; [[session]] restores it."""
     campaign = make_campaign(tmp_path, _sheets(), system="pool", rulings={"free_botch": True})
-    outcomes = [_tag(campaign, "roll Kara wits diff 9", [1, 2]).result.roll for _ in range(2)]
+    outcomes = [
+        _tag(campaign, "roll Kara wits diff 9", [1, 2], author=GM).result.roll for _ in range(2)
+    ]
     session = _tag(campaign, "session", author=GM).result
-    again = _tag(campaign, "roll Kara wits diff 9", [1, 2]).result.roll
+    again = _tag(campaign, "roll Kara wits diff 9", [1, 2], author=GM).result.roll
     assert (
         [(Outcome.FAILURE, True), (Outcome.BOTCH, False)],
         ("Kara Venn",),
@@ -423,9 +430,9 @@ def test_help_lists_the_pool_verbs(campaign: Campaign) -> None:
 
 def test_a_bare_pool_is_a_roll_not_notation(campaign: Campaign) -> None:
     """The pool's roll claims `6 diff 7` from the core's dice notation."""
-    assert not isinstance(_tag(campaign, "roll 6 diff 7", [6] * 6).result, RollDice)
+    assert not isinstance(_tag(campaign, "roll 6 diff 7", [6] * 6, author=GM).result, RollDice)
     assert Fraction(1) == sum(
-        _tag(campaign, "roll 6 diff 7", [6] * 6).result.roll.distribution.values()
+        _tag(campaign, "roll 6 diff 7", [6] * 6, author=GM).result.roll.distribution.values()
     )
 
 

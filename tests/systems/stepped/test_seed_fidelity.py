@@ -83,10 +83,11 @@ def test_an_exceptional_hit_below_the_defence_misses(open_campaign) -> None:
 
 
 def test_melee_on_an_unaware_target_is_rolled(open_campaign) -> None:
-    """R-59: an unaware target of a melee attack defends as usual; a 4 against 6 misses."""
+    """R-59: an unaware target of a melee attack (the GM's word) defends as usual; a 4 against
+    6 misses."""
     campaign = open_campaign(SHEETS)
     # hit: agility d8 2, endurance d6 2, wild 1; defence: the trooper's agility d8 6.
-    verdict = post(campaign, "kara", "melee Kara Venn -> Trooper 1 unaware", [2, 2, 1, 6])
+    verdict = post(campaign, "gm", "melee Kara Venn -> Trooper 1 unaware", [2, 2, 1, 6])
     result = verdict.result
     assert (False, 4, 6, False) == (
         result.automatic_hit,
@@ -100,7 +101,7 @@ def test_melee_on_the_unaware_hits_automatically_by_option(open_campaign) -> Non
     """R-59's option true: the same melee skips the hit and defence rolls."""
     campaign = open_campaign(SHEETS, rulings={"melee_unaware_auto_hit": True})
     # damage: strength d6 5 + baton 1, wild 1; soak: endurance d6 2.
-    verdict = post(campaign, "kara", "melee Kara Venn -> Trooper 1 unaware", [5, 1, 2])
+    verdict = post(campaign, "gm", "melee Kara Venn -> Trooper 1 unaware", [5, 1, 2])
     assert (True, None, True) == (
         verdict.result.automatic_hit,
         verdict.result.hit_roll,

@@ -63,6 +63,9 @@ class TagScan:
 _LIST_MARKER = re.compile(r"(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)")
 _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
+_THEMATIC_BREAK = re.compile(r"(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
+# A list item that may interrupt a paragraph: a bullet or "1." with something after it.
+_INTERRUPTING_ITEM = re.compile(r"(?:[-*+]|1[.)])[ \t]+\S")
 # Inline: a backslash escape of ASCII punctuation, or a run of backticks.
 _INLINE = re.compile(r"\\[!-/:-@\[-`{-~]|`+")
 _BACKTICKS = re.compile(r"`+")
@@ -87,12 +90,15 @@ def _readable_blocks(body: str) -> Iterator[str]:
 
     Fenced code (``` or ~~~, to its closing fence or the end), indented code (4
     spaces or a tab after a blank line; 8 inside a list) and ``>`` quote lines are
-    left out. ``>!spoilers!<`` are text.
+    left out, with the lazy lines that continue a quote's paragraph (CommonMark: a
+    line right after ``> text`` is still quoted unless it starts a block of its own).
+    ``>!spoilers!<`` are text.
     """
     paragraph: list[str] = []
     fence: tuple[str, int] | None = None  # the open fence's character and length
     in_list = False
     after_blank = True
+    quote_paragraph = False  # a quote's paragraph is open: a plain next line continues it
     for raw in body.splitlines():
         line = raw.expandtabs(4)
         text = line.lstrip(" ")
@@ -108,7 +114,12 @@ def _readable_blocks(body: str) -> Iterator[str]:
                 yield "\n".join(paragraph)
                 paragraph = []
             after_blank = True
+            quote_paragraph = False
             continue
+        if quote_paragraph:
+            if not _interrupts_paragraph(text, indent):
+                continue  # a lazy continuation line: still the quote
+            quote_paragraph = False
         if not paragraph and indent >= (8 if in_list else 4):
             after_blank = False
             continue  # indented code block
@@ -130,6 +141,7 @@ def _readable_blocks(body: str) -> Iterator[str]:
             yield "\n".join(paragraph)
             paragraph = []
         if quote:
+            quote_paragraph = _opens_quote_paragraph(text)
             continue
         if opening is not None:
             fence = (opening.group(1)[0], len(opening.group(1)))
@@ -140,6 +152,50 @@ def _readable_blocks(body: str) -> Iterator[str]:
         paragraph.append(text)
     if paragraph:
         yield "\n".join(paragraph)
+
+
+def _interrupts_paragraph(text: str, indent: int) -> bool:
+    """Whether a line starts a block of its own after a paragraph line (CommonMark).
+
+    ``text`` is the line without its ``indent`` leading spaces. Indented code cannot
+    interrupt a paragraph, so an indent of 4 or more is always continuation text.
+    """
+    if indent >= 4:
+        return False
+    quote = text.startswith(">") and not text.startswith(">!")
+    return (
+        quote
+        or _HEADING.match(text) is not None
+        or _FENCE_OPEN.match(text) is not None
+        or _THEMATIC_BREAK.match(text) is not None
+        or _INTERRUPTING_ITEM.match(text) is not None
+    )
+
+
+def _opens_quote_paragraph(line: str) -> bool:
+    """Whether a ``>`` line leaves a paragraph open inside its quote.
+
+    ``> text`` does; ``>`` alone, ``> # heading``, ``> ---`` or ``> ```…`` do not, so
+    the line after them is not a lazy continuation.
+    """
+    content = line
+    while content.startswith(">") and not content.startswith(">!"):
+        content = content[1:]
+        if content.startswith(" "):
+            content = content[1:]
+        stripped = content.lstrip(" ")
+        if len(content) - len(stripped) >= 4:
+            return False  # indented code inside the quote
+        content = stripped
+    while (marker := _LIST_MARKER.match(content)) is not None and content[marker.end() :].strip():
+        content = content[marker.end() :]
+    if not content.strip() or _LIST_MARKER.match(content) is not None:
+        return False
+    return (
+        _HEADING.match(content) is None
+        and _FENCE_OPEN.match(content) is None
+        and _THEMATIC_BREAK.match(content) is None
+    )
 
 
 def _visible_text(paragraph: str) -> str:

@@ -51,7 +51,11 @@ FOUND = [
     ("quote inside list", "- > [[roll d20]]", []),
     ("spoiler is text", ">![[roll d6]]!<", ["roll d6"]),
     ("lazy quote continuation", "> quote\n[[roll 1d7]]", []),
-    ("lazy continuation, then a new paragraph", "> quote\n[[roll 1d7]]\n\n[[roll d6]]", ["roll d6"]),
+    (
+        "lazy continuation, then a new paragraph",
+        "> quote\n[[roll 1d7]]\n\n[[roll d6]]",
+        ["roll d6"],
+    ),
     ("blank line ends the quote", "> quote\n\n[[roll 1d7]]", ["roll 1d7"]),
     ("lazy lines run on", "> quote\nmore\n    [[roll d20]]", []),
     ("nested quote's lazy line", "> > quote\n[[roll d20]]", []),

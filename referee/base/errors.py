@@ -9,6 +9,7 @@ Errors split by who must act on them::
     │   ├── UnknownName        a character, weapon, technique or stat that does not exist
     │   │   └── NoSuchCharacter  a name no character (visible to the poster) has, nor starts
     │   └── Forbidden          the poster may not do this (not the owner, not a GM)
+    │       └── ToldGMs        ... for a reason only the GMs may read (told them privately)
     └── OperatorError          the world or the set-up failed; .message is for the operator
         ├── ConfigError        config.toml, the secret or the campaign data is wrong
         └── StoreError         the store cannot be read or written
@@ -65,6 +66,18 @@ class NoSuchCharacter(UnknownName):
 
 class Forbidden(UserError):
     """The poster may not do this: not the character's owner, not a GM, not approved."""
+
+
+class ToldGMs(Forbidden):
+    """Refused for a reason only the GMs may know (a hidden NPC holds the name, say).
+
+    ``.message`` is what the post's reply says, revealing nothing; ``gm_reason`` is the
+    whole reason, which the pipeline sends the post's author (a GM) by private message.
+    """
+
+    def __init__(self, message: str, gm_reason: str) -> None:
+        super().__init__(message)
+        self.gm_reason = gm_reason
 
 
 class OperatorError(RefereeError):

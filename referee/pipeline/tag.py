@@ -13,9 +13,11 @@ from typing import Any
 
 from referee.base.dice import DiceSource, recording
 from referee.base.effort import close_meter, open_meter
-from referee.base.errors import TagError, UserError
+from referee.base.errors import TagError, ToldGMs, UserError
+from referee.base.posts import post_link
 from referee.pipeline.failures import describe
 from referee.read.tags import Tag, read_tag
+from referee.resolve import pace_state
 from referee.resolve.dispatch import resolve_request, verbs_for
 from referee.resolve.verdicts import Verdict
 from referee.store.records import difference
@@ -49,6 +51,10 @@ def verdict_for(
     except TagError as error:
         context.changes.rollback()
         return Verdict(tag, rid, "problem", problem=error.message, usage=error.usage)
+    except ToldGMs as error:
+        context.changes.rollback()
+        _tell_gms_privately(context, tag, error.gm_reason)
+        return Verdict(tag, rid, "problem", problem=error.message)
     except UserError as error:
         context.changes.rollback()
         return Verdict(tag, rid, "problem", problem=error.message)
@@ -84,6 +90,32 @@ def verdict_for(
         tuple(written) if written else (),
         resolution.tracker,
     )
+
+
+def _tell_gms_privately(context: Context, tag: Tag, reason: str) -> None:
+    """Queue the whole reason of a refusal the thread was told little of, for the GMs.
+
+    It goes to the post's author when a GM wrote it (the GM who asked), else to each GM,
+    by private message (the ``gm_reason`` notice); the worker sends it once.
+    """
+    post = context.post
+    author = post.author.casefold()
+    to = [post.author] if author in context.gms else sorted(context.gms)
+    for gm in to:
+        pace_state.queue_notice(
+            context.table(pace_state.NOTICES),
+            f"gm_reason:{post.fullname}:{tag.index}:{gm.casefold()}",
+            {
+                "channel": "message",
+                "to": gm,
+                "subject": "Why the referee refused your tag",
+                "thread": post.thread,
+                "template": "gm_reason",
+                "data": {"reason": reason, "tag": tag.text, "link": post_link(post)},
+                "due": post.created,
+            },
+        )
+    context.changes.commit()
 
 
 def _read(

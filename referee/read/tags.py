@@ -35,6 +35,7 @@ from referee.base.errors import TagError
 from referee.base.limits import DEFAULT_LIMITS, Limits, is_visible
 from referee.base.names import name_key, normalise_name
 from referee.notation import Expression, looks_like_expression, parse_expression
+from referee.read.blocks import readable_blocks
 from referee.read.suggest import suggest_verb
 from referee.system.interface import DEFAULT_CONTEXT, ParseContext, Verb
 
@@ -59,10 +60,6 @@ class TagScan:
     near: tuple[str, ...] = ()  # a bracket short of a tag: "[[roll 2d6]" (see near_misses)
 
 
-# Markdown block structure, read one line at a time.
-_LIST_MARKER = re.compile(r"(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
-_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)")
-_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 # Inline: a backslash escape of ASCII punctuation, or a run of backticks.
 _INLINE = re.compile(r"\\[!-/:-@\[-`{-~]|`+")
 _BACKTICKS = re.compile(r"`+")
@@ -80,66 +77,6 @@ _TAG = re.compile(
 _OPEN_ONLY = re.compile(r"\[\[([^\[\]\n]{1,200})(?:\](?![\](])|(?=\n|$))")
 _CLOSE_ONLY = re.compile(r"(?<!\[)\[([^\[\]\n]{1,200})\]\](?!\()")
 MAX_NEAR_MISSES = 5  # a post full of brackets gets a few notes, not a wall
-
-
-def _readable_blocks(body: str) -> Iterator[str]:
-    """Yield the paragraphs of ``body`` a reader sees as text, without code and quotes.
-
-    Fenced code (``` or ~~~, to its closing fence or the end), indented code (4
-    spaces or a tab after a blank line; 8 inside a list) and ``>`` quote lines are
-    left out. ``>!spoilers!<`` are text.
-    """
-    paragraph: list[str] = []
-    fence: tuple[str, int] | None = None  # the open fence's character and length
-    in_list = False
-    after_blank = True
-    for raw in body.splitlines():
-        line = raw.expandtabs(4)
-        text = line.lstrip(" ")
-        indent = len(line) - len(text)
-        if fence is not None:
-            char, length = fence
-            run = len(text) - len(text.lstrip(char))
-            if run >= length and not text[run:].strip():
-                fence = None
-            continue
-        if not text:
-            if paragraph:
-                yield "\n".join(paragraph)
-                paragraph = []
-            after_blank = True
-            continue
-        if not paragraph and indent >= (8 if in_list else 4):
-            after_blank = False
-            continue  # indented code block
-        marker = _LIST_MARKER.match(text)
-        if marker is None and after_blank and indent < 2:
-            in_list = False
-        starts_block = marker is not None
-        while marker is not None:
-            in_list = True
-            text = text[marker.end() :]
-            marker = _LIST_MARKER.match(text)
-        after_blank = False
-        opening = _FENCE_OPEN.match(text)
-        if opening is not None and opening.group(1)[0] == "`" and "`" in opening.group(2):
-            opening = None  # a backtick fence's info string holds no backtick
-        quote = text.startswith(">") and not text.startswith(">!")
-        heading = _HEADING.match(text) is not None
-        if (quote or heading or starts_block or opening is not None) and paragraph:
-            yield "\n".join(paragraph)
-            paragraph = []
-        if quote:
-            continue
-        if opening is not None:
-            fence = (opening.group(1)[0], len(opening.group(1)))
-            continue
-        if heading:
-            yield text
-            continue
-        paragraph.append(text)
-    if paragraph:
-        yield "\n".join(paragraph)
 
 
 def _visible_text(paragraph: str) -> str:
@@ -200,7 +137,7 @@ def find_tags(body: str, limits: Limits = DEFAULT_LIMITS) -> TagScan:
         )
     texts: list[str] = []
     near: list[str] = []
-    for block in _readable_blocks(body):
+    for block in readable_blocks(body):
         visible = _visible_text(block)
         matches = [match for match in _TAG.finditer(visible) if _closes_nothing_early(match)]
         texts.extend(text for match in matches if (text := match.group(1).strip()))

@@ -1,7 +1,7 @@
 """The bot's notices as Markdown: reminders, expiry lines, GMs' messages, catch-ups.
 
 A notice (see :mod:`referee.resolve.pace_state`) names its template, ``notice_<name>``
-(``reminder``, ``expiry``, ``expiry_gm``, ``vacant``, ``catchup``), and carries its
+(``reminder``, ``expiry``, ``expiry_gm``, ``vacant``, ``catchup``, ``gm_reason``), and carries its
 data as JSON; the live worker renders it once, when it is about to send it, and keeps
 the text. Every notice ends with its mark (``^(referee notice 3f9a1c2b)``), which is how
 the worker finds a notice it may have sent before a crash. Templates are looked up as

@@ -22,6 +22,7 @@ from referee.base.errors import (
     Forbidden,
     RuleViolation,
     TagError,
+    ToldGMs,
     UnknownName,
     UserError,
 )
@@ -241,16 +242,25 @@ def _refuse_name_clash(context: Context, name: str, player: str) -> None:
         f"Rename that one with [[rename {held['name']} -> ...]], or ask u/{player} for "
         "another name with [[revise choose another name]]."
     )
-    if held.get("owner") and not context.roster.hidden & {character_key(name)}:
+    hidden = character_key(name) in context.roster.hidden
+    if held.get("owner") and not hidden:
         raise Forbidden(
             f"{held['name']} is already on the roster as u/{held['owner']}'s character; "
             f"approving would replace it. Ask u/{player} for another name with "
             "[[revise choose another name]]."
         )
-    raise Forbidden(
+    reason = (
         f"The name {held['name']} is already on the roster (another character's); "
         f"approving would replace it. {how}"
     )
+    if hidden and not context.sees_hidden:
+        # The thread may not learn that a character known to the GMs only exists.
+        raise ToldGMs(
+            f"{name} cannot be approved under this name; the GM has been told why by "
+            "private message.",
+            f"{reason} ({held['name']} is known to the GMs only, so the thread was not told why.)",
+        )
+    raise Forbidden(reason)
 
 
 def resolve_end(request: EndEncounter, context: Context, dice: DiceSource) -> Resolution:

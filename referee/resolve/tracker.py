@@ -57,7 +57,7 @@ class Condition:
     rounds: int | None = None  # the duration as set; None: until removed
     until_round: int = 0  # it ends when the pointer reaches (until_round, until_score)
     until_score: int | None = None  # None: the top of until_round
-    by: str = ""  # the username who set it (a player may remove only his own)
+    by: str = ""  # the username who set it (see tracker_verbs: who may remove it)
 
     def ends_at(self, round_: int, score: int) -> bool:
         """Whether the turn at (``round_``, ``score``) is at or past this condition's end."""

@@ -16,8 +16,10 @@ thread's order. Each thread's tracker is one record of the store table ``initiat
 written through the tag's change set, so a refused tag leaves it as it was.
 
 Who may do what: a GM anything. A player may add or remove his own characters (add
-only where the system rolls no initiative), set conditions (the verdict names who set
-them) and remove the ones he set, and write ``[[next]]`` as the campaign's ``next_by``
+only where the system rolls no initiative), put conditions on his own characters and
+on the GM's combatants (the verdict names who set them; another player's character is
+that player's or a GM's to mark), remove the ones he set and any a player put on his
+own character (a GM's stay the GM's), and write ``[[next]]`` as the campaign's ``next_by``
 allows: ``"turn"`` (the default) only when one of his characters has the turn,
 ``"anyone"``, or ``"gm"`` never.
 """
@@ -375,6 +377,7 @@ def _condition(request: SetCondition, context: Context, dice: DiceSource) -> Tra
             "condition may have.",
             EFFECT_USAGE,
         )
+    _may_mark(context, combatant.name)
     if combatant.condition(name) is None and len(combatant.conditions) >= MAX_CONDITIONS:
         raise RuleViolation(
             f"{combatant.name} has {MAX_CONDITIONS} conditions, the most one may; remove one "
@@ -405,18 +408,45 @@ def _clear(request: ClearCondition, context: Context, dice: DiceSource) -> Track
         if not chosen:
             raise RuleViolation(f"{combatant.name} has no conditions to remove.")
     if not context.by_gm:
-        others = [c for c in chosen if c.by.casefold() != context.post.author.casefold()]
+        owner = owner_of(context, combatant.name)
+        others = [c for c in chosen if not _may_remove(context, c, owner)]
         if others and (name or len(others) == len(chosen)):
-            raise Forbidden(
-                f"u/{others[0].by or 'a GM'} put {others[0].name} on {combatant.name}; only "
-                "they or a GM may remove it."
-            )
+            raise Forbidden(_removal_refused(context, others[0], combatant.name, owner))
         chosen = tuple(c for c in chosen if c not in others)
     after = tracker.clear_conditions(found, combatant.name, chosen)
     save(context, after)
     return TrackerResult(
         "cleared", after, (combatant.name,), conditions=chosen, by=context.post.author
     )
+
+
+def _may_mark(context: Context, name: str) -> None:
+    """A player marks his own characters and the GM's combatants, not another player's."""
+    owner = owner_of(context, name)
+    if context.by_gm or owner is None or owner.casefold() == context.post.author.casefold():
+        return
+    raise Forbidden(
+        f"{name} is u/{owner}'s character; only u/{owner} or a GM may put a condition on it."
+    )
+
+
+def _may_remove(context: Context, condition: Condition, owner: str | None) -> bool:
+    """Whether a player may remove ``condition``: he set it, or it is on his character
+    and no GM set it (a GM's ruling stays the GM's to lift)."""
+    author = context.post.author.casefold()
+    setter = condition.by.casefold()
+    if setter == author:
+        return True
+    by_gm = not setter or setter in context.gms
+    return not by_gm and owner is not None and owner.casefold() == author
+
+
+def _removal_refused(context: Context, condition: Condition, name: str, owner: str | None) -> str:
+    setter = condition.by
+    if not setter or setter.casefold() in context.gms:
+        return f"A GM put {condition.name} on {name}; only a GM may remove it."
+    whose = f", u/{owner}" if owner else ""
+    return f"u/{setter} put {condition.name} on {name}; only they{whose} or a GM may remove it."
 
 
 def _end(request: EndTracker, context: Context, dice: DiceSource) -> Any:

@@ -2,6 +2,7 @@
 
 from referee.base.posts import Post
 from referee.pipeline.flow import Referee
+from referee.render.notices import NoticeRenderer
 from referee.testing import sheet
 
 GM = "gm"
@@ -280,13 +281,47 @@ def test_approving_over_another_character_is_refused_and_leaves_it_untouched(ope
     before = (campaign.store.table("characters").get("orla vex"), applications.get("orla vex"))
     outcome = _gm(referee, "[[approve]]", "t1_ok")
     after = (campaign.store.table("characters").get("orla vex"), applications.get("orla vex"))
-    assert (1, True, True, None) == (
-        outcome.problems,
-        "already on the roster" in outcome.text,
-        "revise choose another name" in outcome.text,
-        after[0]["owner"],
-    )
+    assert (1, None) == (outcome.problems, after[0]["owner"])
     assert before == after
+
+
+def test_refusing_an_approval_over_a_hidden_npc_tells_the_thread_nothing_of_her(open_campaign):
+    """The thread reads a generic refusal; the GM alone is told, privately, that his NPC
+    holds the name and what to do."""
+    campaign = open_campaign()
+    referee = Referee(campaign)
+    _hidden_orla(referee)
+    _apply(referee)
+    outcome = _gm(referee, "[[approve]]", "t1_ok")
+    notices = [n for n in campaign.store.table("notices").values() if n["template"] == "gm_reason"]
+    public = outcome.text.casefold()
+    assert (1, True, False, False, False) == (
+        outcome.problems,
+        "the gm has been told why by private message" in public,
+        "roster" in public,
+        "rename" in public,
+        "known to the gms only" in public,
+    ), outcome.text
+    assert [("message", GM)] == [(n["channel"], n["to"]) for n in notices]
+    reason = notices[0]["data"]["reason"]
+    assert (True, True, True) == (
+        "already on the roster" in reason,
+        "[[rename Orla Vex -> ...]]" in reason,
+        "known to the GMs only" in reason,
+    )
+    text = NoticeRenderer().render("gm_reason", notices[0]["data"], notices[0]["key"], "message")
+    assert (True, True) == ("approve" in text, "rename Orla Vex" in text), text
+
+
+def test_a_gm_approving_in_private_is_told_the_hidden_reason_at_once(open_campaign):
+    """In a GM's private message nobody else reads the answer: it says why outright."""
+    campaign = open_campaign()
+    referee = Referee(campaign)
+    _hidden_orla(referee)
+    _apply(referee)
+    body = "[[approve Orla Vex]]"
+    outcome = referee.referee(Post("t4_ok", "t4_ok", GM, body, 5.0), private=True)
+    assert (1, True) == (outcome.problems, "already on the roster" in outcome.text)
 
 
 def test_a_player_reapplying_for_his_own_character_may_be_approved_again(open_campaign):

@@ -9,7 +9,7 @@ import pytest
 from referee.base.posts import Post
 from referee.pipeline.flow import Referee
 from referee.resolve import tracker_verbs
-from referee.resolve.tracker import advance, from_record
+from referee.resolve.tracker import advance, from_record, set_condition, to_record
 from referee.resolve.tracker_verbs import TABLE
 from referee.testing import sheet
 
@@ -183,7 +183,53 @@ def test_a_player_removes_only_conditions_he_set(open_campaign) -> None:
     cleared = _post(referee, "kara_p", "[[init re Kara inspired]]")
     kept = [c.name for c in _tracker(campaign).find("Kara").conditions]
     assert (1, 0, ["stunned"]) == (refused.problems, cleared.problems, kept)
-    assert "only they or a GM may remove it" in refused.text
+    assert "A GM put stunned on Kara Venn; only a GM may remove it" in refused.text
+
+
+def test_a_player_may_not_put_a_condition_on_another_players_character(open_campaign) -> None:
+    """Dax's player pinning 'cursed' on Kara for 99 rounds is refused, saying who may; he
+    still marks his own character and the GM's combatants."""
+    campaign = _campaign(open_campaign)
+    referee = Referee(campaign)
+    _post(referee, GM, "[[init add Kara 10]] [[init add Dax 8]] [[init add Goblin 5]]")
+    refused = _post(referee, "dax_p", "[[init effect Kara cursed 99]]")
+    own = _post(referee, "dax_p", "[[init effect Dax inspired]] [[init effect Goblin prone 1]]")
+    tracker = _tracker(campaign)
+    assert (1, 0, (), ["inspired"], ["prone"]) == (
+        refused.problems,
+        own.problems,
+        tracker.find("Kara").conditions,
+        [c.name for c in tracker.find("Dax").conditions],
+        [c.name for c in tracker.find("Goblin").conditions],
+    )
+    assert "only u&#47;kara\\_p or a GM may put a condition on it" in refused.text, refused.text
+
+
+def test_a_player_removes_what_another_player_put_on_his_character(open_campaign) -> None:
+    """A mark another player left on Kara (as older versions let him) is hers to remove,
+    while the GM's on her stays the GM's."""
+    campaign = _campaign(open_campaign)
+    referee = Referee(campaign)
+    _post(referee, GM, "[[init add Kara 10]] [[init effect Kara stunned 2]]")
+    pinned, _ = set_condition(_tracker(campaign), "Kara Venn", "cursed", 99, "dax_p")
+    campaign.store.table(TABLE).put("t3_fight", to_record(pinned, "t3_fight"))
+    cleared = _post(referee, "kara_p", "[[init re Kara cursed]]")
+    refused = _post(referee, "kara_p", "[[init re Kara stunned]]")
+    kept = [c.name for c in _tracker(campaign).find("Kara").conditions]
+    assert (0, 1, ["stunned"]) == (cleared.problems, refused.problems, kept)
+    assert "A GM put stunned on Kara Venn; only a GM may remove it" in refused.text
+
+
+def test_removing_every_condition_takes_the_players_and_leaves_the_gms(open_campaign) -> None:
+    """[[init re Kara]] by her player takes what players put on her, not the GM's."""
+    campaign = _campaign(open_campaign)
+    referee = Referee(campaign)
+    _post(referee, GM, "[[init add Kara 10]] [[init effect Kara stunned 2]]")
+    pinned, _ = set_condition(_tracker(campaign), "Kara Venn", "cursed", 99, "dax_p")
+    campaign.store.table(TABLE).put("t3_fight", to_record(pinned, "t3_fight"))
+    outcome = _post(referee, "kara_p", "[[init re Kara]]")
+    kept = [c.name for c in _tracker(campaign).find("Kara").conditions]
+    assert (0, ["stunned"]) == (outcome.problems, kept)
 
 
 def test_a_failed_tag_leaves_the_tracker_as_it_was(open_campaign) -> None:

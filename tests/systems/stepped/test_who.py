@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from referee.base.errors import Forbidden
-from referee.pipeline.campaign import Campaign
 from referee.base.posts import Post
+from referee.pipeline.campaign import Campaign
 from referee.pipeline.flow import Referee
 from referee.testing import make_campaign, resolve_tag, sheet, tag_context
 

@@ -33,7 +33,7 @@ from typing import Any
 import jinja2
 
 from referee.base.markdown import escape_markdown
-from referee.notation.markdown import markdown, odds_note, plain_writer
+from referee.notation.markdown import markdown, odds_note
 from referee.notation.roll import RolledExpression
 from referee.render.environment import PACKAGE_TEMPLATES
 
@@ -173,20 +173,7 @@ class DiceShapes:
         names: dict[str, Any] = {"tree": markdown, "note": odds_note, "finish": self._finish}
         lines = []
         for index in sorted(self._trees):
-            # A plain tree's own writer, called straight (markdown's look-up saved); for
-            # any other set, or when its guard fails, markdown itself.
-            node = result.sets[index].node
-            writer = plain_writer(node)
-            if writer is None:
-                lines.append(f"t{index} = tree(r.sets[{index}])")
-                continue
-            names[f"n{index}"], names[f"wr{index}"] = node, writer
-            lines += [
-                f"s{index} = r.sets[{index}]",
-                f"t{index} = wr{index}(s{index}) if s{index}.node is n{index} else None",
-                f"if t{index} is None:",
-                f"    t{index} = tree(s{index})",
-            ]
+            lines.append(f"t{index} = tree(r.sets[{index}])")
         # A one-line text between fixed first and last words (the stock template's) is
         # finished once here: its ends stripped; spacing after a list needs a line
         # break, and no slot writes one (escaped labels and annotations are one line).

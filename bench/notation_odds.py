@@ -48,7 +48,6 @@ def _cold(text: str) -> tuple[float, int]:
     expression = parse_expression(text)
     notation_odds._DISTS.clear()
     notation_odds._FINALS.clear()
-    notation_odds._BY_IDENTITY.clear()
     spent = [0]
     start_budget = notation_distributions.start_budget
 

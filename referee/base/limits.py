@@ -35,19 +35,20 @@ class Limits:
     max_sets: int = 20  # repeated sets such as 6x 4d6kh3
     max_total: int = 10**15  # absolute value of any total or intermediate result
     # Exact odds of one dice expression: distinct totals counted, and budget steps spent
-    # (60-100 ns each, so 150,000 is about 12 ms); past either, the verdict says "odds not
-    # computed (too many outcomes)". A post's rolls together spend at most what its step
-    # budget (max_post_steps) allows, 16 of these to one of its steps.
+    # (the costliest roll within the hostile-tag figure of bench/hostile_cost.py); past
+    # either, the verdict says "odds not computed (too many outcomes)". A post's rolls
+    # together spend at most what its step budget (max_post_steps) allows, 16 of these to
+    # one of its steps.
     max_odds_outcomes: int = 10_000
     max_odds_steps: int = 150_000
     # Each player's chance of Success in a trikus test, the one tag allowed a second of
-    # work: steps of about a microsecond, spent on an exact count, else on seeded duels
+    # work: steps spent on an exact count, else on seeded duels
     # (an estimate stated with its precision). A post's tests share the post's own
     # allowance for chances (four tests' worth), apart from max_post_steps.
     max_chance_steps: int = 1_080_000
     max_post_chance_steps: int = 4_320_000
     # Steps of the searches that help a player whose text could not be read (a step is
-    # about one character examined, about a microsecond): the nearest dice notation to an
+    # about one character examined): the nearest dice notation to an
     # unreadable roll (repair), the verb, name or craft a slip was meant to be (suggest).
     # Past its budget a search gives up and the reply shows the right form without a
     # guess. One tag's searches share max_tag_steps, one post's tags max_post_steps.

@@ -58,7 +58,7 @@ class Feed:
         self.forum = forum
         self.listing_reach = listing_reach
         self.listings: dict[str, Listing] = {}  # by kind, this poll's
-        self.unread: dict[int, list[Post]] = {}  # private messages by worker id, this read
+        self.unread: dict[Any, list[Post]] = {}  # private messages by campaign folder, this read
         self.swept: dict[str, Post] = {}  # the edit sweep's posts, by fullname
 
     def read_listing(self, kind: str, subreddits: Sequence[str], floor: int | None) -> Listing:
@@ -94,25 +94,25 @@ class Feed:
     ) -> list[tuple[Post, list[HostedWorker]]]:
         """Hand each private message to the worker of its campaign (see the module); the
         messages whose campaign is ambiguous, each with the campaigns it may mean."""
-        self.unread = {id(worker): [] for worker in workers}
+        self.unread = {worker.folder: [] for worker in workers}
         ambiguous: list[tuple[Post, list[HostedWorker]]] = []
-        players: dict[int, frozenset[str]] = {}  # by worker id, read once per inbox read
+        players: dict[Any, frozenset[str]] = {}  # by campaign folder, read once per inbox read
         for message in unread.messages:
             named = campaigns_named(message.subject, workers)
             if len(named) == 1:
-                self.unread[id(named[0])].append(message)
+                self.unread[named[0].folder].append(message)
                 continue
             author = message.author.casefold()
             mine = []
             for worker in named or workers:
-                if id(worker) not in players:
-                    players[id(worker)] = worker.players()
-                if author in players[id(worker)]:
+                if worker.folder not in players:
+                    players[worker.folder] = worker.players()
+                if author in players[worker.folder]:
                     mine.append(worker)
             if len(mine) > 1:
                 ambiguous.append((message, mine))
             else:
-                self.unread[id((mine or named or workers)[0])].append(message)
+                self.unread[(mine or named or workers)[0].folder].append(message)
         return ambiguous
 
     def sweep(self, workers: Iterable[HostedWorker]) -> list[str]:
@@ -213,7 +213,7 @@ class CampaignForum:
     def __init__(self, forum: Forum, feed: Feed) -> None:
         self._forum = forum
         self._feed = feed
-        self.worker_id = 0  # set once the worker exists
+        self.folder: Any = None  # the campaign folder of its worker, set once the worker exists
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._forum, name)
@@ -223,7 +223,7 @@ class CampaignForum:
         return self._forum.username
 
     def unread(self) -> Unread:
-        return Unread(tuple(self._feed.unread.get(self.worker_id, ())), ())
+        return Unread(tuple(self._feed.unread.get(self.folder, ())), ())
 
     def mark_read(self, fullnames: Iterable[str]) -> None:
         """The host marks the account's inbox read once every campaign has its messages."""
@@ -258,7 +258,7 @@ class HostedWorker(Worker):
         self.held_cover: dict[str, str] = {}  # and the shared reads' reach, by kind
         self.turn = 0  # the host's count when this campaign last had a turn
         if isinstance(self.forum, CampaignForum):
-            self.forum.worker_id = id(self)
+            self.forum.folder = folder
 
     # -- what the host asks -----------------------------------------------------------
 

@@ -106,7 +106,7 @@ class AccountHost:
         self._sent = forum.usage().sent
         self._replies_turn = False
         self._turns = 0  # the campaigns' turns at refereeing so far
-        self._beats: dict[int, float] = {}
+        self._beats: dict[Path, float] = {}
         self._warned = (0.0, 0.0)  # the raised intervals last warned about
         self.cadences: dict[Task, Cadence] = {}
         self.pace = Pace(active=5.0, idle=58.0, hold=ACTIVE_HOLD)
@@ -320,8 +320,8 @@ class AccountHost:
                 _add(report, _guarded(worker, lambda w=worker: w.read(task)))  # type: ignore[misc]
             else:
                 worker.cover(kind, listing)
-                if now - self._beats.get(id(worker), float("-inf")) >= QUIET_HEARTBEAT:
-                    self._beats[id(worker)] = now
+                if now - self._beats.get(worker.folder, float("-inf")) >= QUIET_HEARTBEAT:
+                    self._beats[worker.folder] = now
                     worker.quiet_heartbeat()
 
     def _read_inbox(self, report: CycleReport) -> None:
@@ -333,7 +333,7 @@ class AccountHost:
         done: list[str] = list(unread.others)
         done += answer_ambiguous(self.forum, ambiguous, report)
         for worker in list(self.workers):
-            messages = self.feed.unread.get(id(worker), [])
+            messages = self.feed.unread.get(worker.folder, [])
             if not messages:
                 continue
             taken = _guarded(worker, lambda w=worker: w.read(Task.INBOX))  # type: ignore[misc]

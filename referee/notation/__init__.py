@@ -5,8 +5,7 @@ The pipeline follows avrae/d20, minus the global :mod:`random`, one topic a modu
 :mod:`referee.notation.tree` (every size held by :mod:`referee.notation.limits` to the
 one :class:`~referee.base.limits.Limits`, every refusal worded by
 :mod:`referee.notation.advice`), :mod:`referee.notation.roll` rolls a tree with a
-passed-in :class:`~referee.base.dice.DiceSource` (plain sums and products of dice compiled
-by :mod:`referee.notation.plain`), :mod:`referee.notation.odds` gives the exact odds
+passed-in :class:`~referee.base.dice.DiceSource`, :mod:`referee.notation.odds` gives the exact odds
 of its total and :mod:`referee.notation.markdown` writes a rolled tree for a verdict.
 This module is their public face. The package may import :mod:`referee.base` alone:
 the dice language knows no tag, verb, store or dice system.
@@ -55,8 +54,7 @@ from __future__ import annotations
 from referee.notation.advice import USAGE
 from referee.notation.odds import Odds, chance_at_least, distribution, odds
 from referee.notation.parse import dice_hint, parse_expression
-from referee.notation.plain import roll_expression  # plain trees compiled, the rest generally
-from referee.notation.roll import RolledExpression
+from referee.notation.roll import RolledExpression, roll_expression
 from referee.notation.tree import (
     COMPARISONS,
     Binary,

@@ -30,8 +30,8 @@ from referee.notation.tree import Number
 
 MAX_OUTCOMES = DEFAULT_LIMITS.max_odds_outcomes  # distinct values a distribution may hold
 MAX_STEPS = DEFAULT_LIMITS.max_odds_steps  # estimated inner-loop steps for one expression
-# Inner steps of a distribution (60-100 ns each) in one step of a tag's or post's budget
-# (about a microsecond, see referee.base.effort).
+# Inner steps of a distribution in one step of a tag's or post's budget
+# (see referee.base.effort).
 ODDS_STEPS_PER_STEP = 16
 MAX_REPLAYS = 2_500  # rolls replayed when counting outcomes one by one (~0.2 s)
 CUTOFF = Fraction(1, 10**9)  # exploding and rerolling dice are followed this far
@@ -139,7 +139,7 @@ def unpacked(number: int, width: int, count: int) -> list[int]:
 
 def product_cost(a_bytes: int, b_bytes: int) -> int:
     """Budget steps for multiplying integers of these sizes: Karatsuba on 30-bit digits,
-    measured at about 4 ns x longer x shorter**0.585 (a step is about 50 ns)."""
+    about longer x shorter**0.585 digit products."""
     longer, shorter = max(a_bytes, b_bytes) * 4 // 15 + 1, min(a_bytes, b_bytes) * 4 // 15 + 1
     return int(longer * shorter**0.585) // 12 + (a_bytes + b_bytes) // 16
 

@@ -15,8 +15,8 @@ topic:
 * :mod:`referee.notation.replay`: anything else small enough, counted by replaying the
   roll over every sequence of faces.
 
-Past a fixed budget (:class:`~referee.base.limits.Limits`: 10,000 totals, 2,000,000 steps
-of about 50 ns, spent once per expression), the odds are not computed and the
+Past a fixed budget (:class:`~referee.base.limits.Limits`: 10,000 totals and a count of
+inner steps, spent once per expression), the odds are not computed and the
 verdict says so, rather than spend seconds on one tag.
 
 >>> from referee.notation import parse_expression
@@ -328,24 +328,6 @@ POST_SPENT = (
 )
 
 
-# Expressions come from the parse cache, so the same object returns for the same
-# text: looking it up by identity skips hashing its whole tree on every verdict.
-_BY_IDENTITY: dict[int, tuple[Expression, _Final | None]] = {}
-
-
-def _final_of(expression: Expression) -> _Final | None:
-    entry = _BY_IDENTITY.get(id(expression))
-    if entry is not None and entry[0] is expression:
-        return entry[1]
-    final = _final(expression.root)
-    if final is None and expression.root not in _FINALS:
-        return None  # refused for want of this post's budget alone: ask again next time
-    if len(_BY_IDENTITY) > 2048:
-        _BY_IDENTITY.clear()
-    _BY_IDENTITY[id(expression)] = (expression, final)
-    return final
-
-
 # ---------------------------------------------------------------------------- public
 
 
@@ -390,8 +372,7 @@ def odds(expression: Expression, total: int) -> Odds:
     >>> odds(parse_expression("1000d1000"), 500_000).reason
     'odds not computed (too many outcomes)'
     """
-    entry = _BY_IDENTITY.get(id(expression))  # _final_of, inline: a call less a verdict
-    final = entry[1] if entry is not None and entry[0] is expression else _final_of(expression)
+    final = _final(expression.root)
     if final is not None:
         known = final.odds.get(total)
         if known is not None:
@@ -421,13 +402,8 @@ def chance_at_least(expression: Expression, total: int) -> Fraction | None:
     return _plain(expression, total)
 
 
-def _is_comparison(expression: Expression) -> bool:
-    root = expression.root
-    return isinstance(root, Binary) and root.op in COMPARISONS
-
-
 def _plain(expression: Expression, total: int) -> Fraction | None:
-    final = _final_of(expression)
+    final = _final(expression.root)
     if final is not None:
         return final.at_least(total)
     known = bounds(expression.root)
@@ -447,7 +423,7 @@ def distribution(expression: Expression) -> dict[int, Fraction] | None:
     >>> distribution(parse_expression("1000d1000")) is None
     True
     """
-    final = _final_of(expression)
+    final = _final(expression.root)
     if final is None:
         return None
     return {

@@ -13,6 +13,7 @@ read is answered with the part, the reason and the nearest valid form
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import unicodedata
@@ -392,7 +393,7 @@ class _Parser:
 
 def _with_annotations(node: Node, annotations: tuple[str, ...]) -> Node:
     if isinstance(node, (Literal, Dice, Group)):
-        return type(node)(**{**node.__dict__, "annotations": node.annotations + annotations})
+        return dataclasses.replace(node, annotations=node.annotations + annotations)
     return node
 
 
@@ -471,25 +472,13 @@ def parse_expression(text: str, limits: Limits = DEFAULT_LIMITS) -> Expression:
     ...
     referee.base.errors.TagError: 1,500 dice is more than the 1,000 one roll may throw.
     """
-    if limits is DEFAULT_LIMITS:
-        cached = _CACHE.get(text)
-        if cached is not None:
-            return cached
-    expression = _parse(text.replace("−", "-").replace("×", "x"), limits)
-    if limits is DEFAULT_LIMITS:
-        if len(_CACHE) >= 1024:
-            _CACHE.clear()
-        _CACHE[text] = expression
-    return expression
+    return _parse(text.replace("−", "-").replace("×", "x"), limits)
 
 
-# Like d20's parse cache: players repeat the same few expressions. The common case
-# (the default limits) is looked up by text alone, without hashing the limits; the
-# odds cache relies on one Expression object per text. Errors are not cached.
-_CACHE: dict[str, Expression] = {}
-
-
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=1024)
 def _parse(text: str, limits: Limits) -> Expression:
+    """The parse of ``text``, kept by text and limits as d20 keeps its parses: players
+    repeat the same few expressions (``bench/notation_race.py``, parse + roll). Errors
+    are not kept."""
     Caps(limits).length(text)
     return _Parser(text, limits).expression()

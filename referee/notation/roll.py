@@ -69,10 +69,6 @@ class RolledDie:
         return self.value if self.kept else 0
 
 
-# Totals are read through every level of a tree at every reading, so each ``total``
-# repeats its ``number`` inline: one call a level instead of two.
-
-
 class RolledLiteral:
     __slots__ = ("kept", "node")
 
@@ -86,7 +82,7 @@ class RolledLiteral:
 
     @property
     def total(self) -> Number:
-        return self.node.value if self.kept else 0
+        return self.number if self.kept else 0
 
 
 class RolledDice:
@@ -130,13 +126,7 @@ class RolledDice:
 
     @property
     def total(self) -> int:
-        if not self.kept:
-            return 0
-        if self._dice is None:
-            return sum(self.faces)
-        if self.counting:
-            return sum([die.success for die in self._dice if die.kept])
-        return sum([die.value for die in self._dice if die.kept])
+        return self.number if self.kept else 0
 
 
 class RolledGroup:
@@ -156,12 +146,7 @@ class RolledGroup:
 
     @property
     def total(self) -> Number:
-        if not self.kept:
-            return 0
-        items = self.items
-        if len(items) == 1:
-            return items[0].total
-        return sum([item.total for item in items])
+        return self.number if self.kept else 0
 
 
 class RolledUnary:
@@ -179,10 +164,7 @@ class RolledUnary:
 
     @property
     def total(self) -> Number:
-        if not self.kept:
-            return 0
-        value = self.operand.total
-        return -value if self.node.op == "-" else value
+        return self.number if self.kept else 0
 
 
 _BINARY: dict[str, Callable[[Any, Any], Number]] = {
@@ -222,12 +204,7 @@ class RolledBinary:
 
     @property
     def total(self) -> Number:
-        if not self.kept:
-            return 0
-        try:
-            return _BINARY[self.node.op](self.left.total, self.right.total)
-        except ZeroDivisionError:
-            return self.number  # raises the message above
+        return self.number if self.kept else 0
 
 
 Rolled = RolledLiteral | RolledDice | RolledGroup | RolledUnary | RolledBinary
@@ -237,9 +214,7 @@ class RolledExpression(NamedTuple):
     """An expression after rolling: one rolled tree per set and each set's total.
 
     ``total`` is the first set's total for a single roll, else the sum of the sets.
-    Totals are cut toward zero to whole numbers, as d20 does. A named tuple rather
-    than a frozen dataclass: every roll makes one, and a tuple is made in a third of
-    the time.
+    Totals are cut toward zero to whole numbers, as d20 does.
     """
 
     expression: Expression
@@ -313,28 +288,14 @@ def select(operation: Operation, items: list[Any], first_only: bool = False) -> 
 
 def _pick(selector: Selector, kept: list[Any]) -> list[Any]:
     """The items one selector picks among ``kept``, in their order (h/l: highest first)."""
-    cat, n = selector.cat, selector.n
-    # A kept die's total is its face: read as a field, not through the property.
-    dice = bool(kept) and type(kept[0]) is RolledDie  # a term's dice, or a set's items
-    if cat == "h":
-        return sorted(kept, key=_value if dice else _total, reverse=True)[:n]
-    if cat == "l":
-        return sorted(kept, key=_value if dice else _total)[:n]
-    compare = _COMPARE[cat]  # Selector.matches, without a Python call a die
-    if dice:
-        return [die for die in kept if compare(die.value, n)]
-    return [item for item in kept if compare(item.total, n)]
+    if selector.cat == "h":
+        return sorted(kept, key=_total, reverse=True)[: selector.n]
+    if selector.cat == "l":
+        return sorted(kept, key=_total)[: selector.n]
+    return [item for item in kept if selector.matches(item.total)]
 
 
 _total = operator.attrgetter("total")
-_value = operator.attrgetter("value")
-_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "": operator.eq,
-    "<": operator.lt,
-    ">": operator.gt,
-    "<=": operator.le,
-    ">=": operator.ge,
-}
 
 
 # ---------------------------------------------------------------------------- operations

@@ -46,7 +46,7 @@ def verdict_for(
     meter = open_meter(context.limits.max_tag_steps)  # the tag's searches, bounded together
     try:
         verbs = verbs_for(context.system)
-        verb, request = _read(tag.text, parse_context, verbs, context.cache)
+        verb, request = read_tag(tag.text, parse_context, verbs)
         resolution = resolve_request(verb, request, context, recorder)
     except TagError as error:
         context.changes.rollback()
@@ -77,18 +77,16 @@ def verdict_for(
         if context.changes.pending != pending:
             written = context.changes.written()
     context.changes.commit()
-    return Verdict(  # every field by position: a call with keywords costs a dict a tag
+    return Verdict(
         tag,
         rid,
         resolution.kind,
-        resolution.result,
-        resolution.chance,
-        resolution.changes,
-        tuple(recorder.draws),
-        "",
-        "",
-        tuple(written) if written else (),
-        resolution.tracker,
+        result=resolution.result,
+        chance=resolution.chance,
+        changes=resolution.changes,
+        draws=tuple(recorder.draws),
+        writes=tuple(written),
+        tracker=resolution.tracker,
     )
 
 
@@ -116,47 +114,6 @@ def _tell_gms_privately(context: Context, tag: Tag, reason: str) -> None:
             },
         )
     context.changes.commit()
-
-
-def _read(
-    text: str, parse_context: ParseContext, verbs: Any, cache: dict[str, Any]
-) -> tuple[Any, Any]:
-    """:func:`read_tag`, remembered per text for the run when the request is a frozen value.
-
-    Players repeat their tags (``roll Kara agility``, the same attack again), and
-    reading one depends only on its text, the verbs, the names a tag may hold and the
-    limits; the entry keeps those three and is used only while they are the same objects.
-    A refused tag is read again each time (its error is raised anew).
-    """
-    read = cache.get(_READ)
-    if read is None or len(read) >= _READ_KEPT:
-        read = cache[_READ] = {}
-    known = read.get(text)
-    if (
-        known is not None
-        and known[0] is verbs
-        and known[1] is parse_context.known_names
-        and known[2] is parse_context.limits
-    ):
-        return known[3], known[4]
-    verb, request = read_tag(text, parse_context, verbs)
-    if _frozen(type(request)):
-        read[text] = (verbs, parse_context.known_names, parse_context.limits, verb, request)
-    return verb, request
-
-
-_READ = "referee.read_tags"  # the Session cache's entry of tags read this run
-_READ_KEPT = 4096  # texts kept before the memo starts over
-_FROZEN: dict[type, bool] = {}
-
-
-def _frozen(kind: type) -> bool:
-    """Whether ``kind`` is a frozen dataclass (a request a later tag may share)."""
-    frozen = _FROZEN.get(kind)
-    if frozen is None:
-        params = getattr(kind, "__dataclass_params__", None)
-        frozen = _FROZEN[kind] = params is not None and bool(params.frozen)
-    return frozen
 
 
 def undo_log(verdicts: tuple[Verdict, ...]) -> dict[str, list[list[Any]]]:

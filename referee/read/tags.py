@@ -417,11 +417,6 @@ def read_tag(
     probably meant (see :mod:`referee.read.suggest`): a verb whose form the tag fits.
     """
     limits = context.limits
-    key = (id(verbs), text)
-    if limits is DEFAULT_LIMITS:
-        known = _DICE_TAGS.get(key)
-        if known is not None and known[0] is verbs:
-            return known[1], known[2]
     if len(text) > limits.max_tag_chars:
         raise TagError(
             f"This tag is {len(text):,} characters long; a tag may hold at most "
@@ -440,18 +435,7 @@ def read_tag(
         request = RollDice(parse_expression(text, limits))
     else:
         _refuse_verb(word, rest, verbs, context)
-    if type(request) is RollDice and limits is DEFAULT_LIMITS:
-        if len(_DICE_TAGS) >= 1024:
-            _DICE_TAGS.clear()
-        _DICE_TAGS[key] = (verbs, verb, request)
     return verb, request
-
-
-# Dice tags read before, by (id of the verbs table, text): players repeat the same few
-# rolls, and reading notation depends on the text and the campaign's verbs alone (a
-# system's roll may claim some notation for itself), never on the roster. The table is
-# kept beside its entries, so an id is never mistaken for another table's.
-_DICE_TAGS: dict[tuple[int, str], tuple[Mapping[str, Verb], Verb | None, RollDice]] = {}
 
 
 def _fallback(verbs: Mapping[str, Verb]) -> str:

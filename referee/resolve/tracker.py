@@ -29,7 +29,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
-from functools import cached_property
 from typing import Any
 
 from referee.base.names import name_key
@@ -106,9 +105,7 @@ class Tracker:
     def started(self) -> bool:
         return self.round > 0 and self.turn is not None
 
-    # Templates ask for the groups, the current turn and the next many times over one
-    # verdict; the tracker is frozen, so each is worked out once (kept in its __dict__).
-    @cached_property
+    @property
     def groups(self) -> tuple[Turn, ...]:
         """The turns of a round, in order."""
         turns: list[Turn] = []
@@ -119,12 +116,12 @@ class Tracker:
                 turns.append(Turn(combatant.score, (combatant,)))
         return tuple(turns)
 
-    @cached_property
+    @property
     def current(self) -> Turn | None:
         """Whose turn it is (None before the fight begins or when that turn has left)."""
         return next((turn for turn in self.groups if turn.score == self.turn), None)
 
-    @cached_property
+    @property
     def upcoming(self) -> Turn | None:
         """Whose turn comes after the current one (the top of the order at a round's end)."""
         groups = self.groups

@@ -36,39 +36,6 @@ class Verdict:
     tracker: Any = None  # what an initiative roll did to the thread's tracker (a turn note)
     internal_error: str = ""  # a bug's description (referee.pipeline.failures.describe), for the GM
 
-    # Every tag makes a verdict. A frozen dataclass's generated __init__ sets each field
-    # through object.__setattr__, 1.0 µs for these twelve; filling the instance dict
-    # directly gives the same frozen value in half the time. It takes the fields
-    # above, in order, with their defaults (tests/test_verdicts.py holds it to them).
-    def __init__(
-        self,
-        tag: Tag,
-        roll_id: str,
-        kind: str,
-        result: Any = None,
-        chance: Fraction | None = None,
-        changes: tuple[Change, ...] = (),
-        draws: tuple[Draw, ...] = (),
-        problem: str = "",
-        usage: str = "",
-        writes: tuple[tuple[str, str, Any, Any], ...] = (),
-        tracker: Any = None,
-        internal_error: str = "",
-    ) -> None:
-        fields = self.__dict__  # one store a field: no keyword dict built and copied
-        fields["tag"] = tag
-        fields["roll_id"] = roll_id
-        fields["kind"] = kind
-        fields["result"] = result
-        fields["chance"] = chance
-        fields["changes"] = changes
-        fields["draws"] = draws
-        fields["problem"] = problem
-        fields["usage"] = usage
-        fields["writes"] = writes
-        fields["tracker"] = tracker
-        fields["internal_error"] = internal_error
-
     @property
     def failed(self) -> bool:
         return self.kind == "problem"

@@ -60,25 +60,6 @@ class Resolution:
     initiative: tuple[tuple[str, int], ...] = ()
     tracker: Any = None  # set by the core: what the roll did to the tracker, for the verdict
 
-    # Every tag makes one: the instance dict filled directly, the same frozen value
-    # as the generated __init__ makes field by field in twice the time (see Verdict).
-    def __init__(
-        self,
-        kind: str,
-        result: Any,
-        chance: Fraction | None = None,
-        changes: tuple[Change, ...] = (),
-        initiative: tuple[tuple[str, int], ...] = (),
-        tracker: Any = None,
-    ) -> None:
-        fields = self.__dict__
-        fields["kind"] = kind
-        fields["result"] = result
-        fields["chance"] = chance
-        fields["changes"] = changes
-        fields["initiative"] = initiative
-        fields["tracker"] = tracker
-
 
 Parser = Callable[[str, "ParseContext"], Any]  # the tag's text after the verb -> a request
 Resolver = Callable[[Any, "Context", "DiceSource"], Resolution]

@@ -98,7 +98,6 @@ def _parser_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return original(self)
 
     monkeypatch.setattr(notation_parse._Parser, "expression", counted)
-    notation_parse._CACHE.clear()
     notation_parse._parse.cache_clear()
     return calls
 

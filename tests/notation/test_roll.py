@@ -111,3 +111,34 @@ def test_rerolls_count_against_the_roll_limit() -> None:
     """Explosions are dice too: max_rolls stops an explosion chain."""
     with pytest.raises(RuleViolation):
         roll_expression(parse_expression("1d6!"), FixedDice([6] * 20), Limits(max_rolls=10))
+
+
+def test_a_sum_over_the_dice_limit_is_refused() -> None:
+    """The campaign's max_rolls holds for plain sums too, counted over all terms."""
+    limits = Limits(max_rolls=5)
+    with pytest.raises(RuleViolation, match="more than 5 dice"):
+        roll_expression(parse_expression("3d6+3d6", limits), FixedDice([1] * 6), limits)
+
+
+def test_a_product_past_the_total_limit_is_refused() -> None:
+    """A product is held to max_total, naming the roll."""
+    limits = Limits(max_total=100)
+    expression = parse_expression("(1d20+5)*10", limits)
+    with pytest.raises(RuleViolation, match="comes to more than 100"):
+        roll_expression(expression, FixedDice([20]), limits)
+
+
+def test_a_deep_tree_a_campaign_allows_rolls_and_reads() -> None:
+    """A campaign allowing 400 terms: a 300-term sum rolls, totals and is written in part."""
+    limits = Limits(max_expression_terms=400, max_tag_chars=5000)
+    rolled = roll_expression(
+        parse_expression("+".join(["1d6"] * 300), limits), FixedDice([2] * 300), limits
+    )
+    assert rolled.total == 600
+    assert markdown(rolled.sets[0]).count("1d6 (2)") == 200  # TREE_DICE_SHOWN; the rest counted
+
+
+def test_an_item_a_set_dropped_is_written_struck() -> None:
+    """Writing an item of a set on its own: a dropped item is struck."""
+    rolled = roll_expression(parse_expression("(2d6+1, 1d4)kh1"), FixedDice([5, 6, 2]))
+    assert "~~1d4 (2)~~" == markdown(rolled.sets[0].items[1])

@@ -21,6 +21,13 @@ from referee.testing.conformance import (
 )
 
 
+@pytest.fixture(autouse=True)
+def _fresh_verb_tables() -> Any:
+    """A test that changes a system's verbs leaves no verb table built from them."""
+    yield
+    resolve.verbs_for.cache_clear()
+
+
 def test_a_look_alike_digit_behind_a_good_name_is_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -36,7 +43,7 @@ def test_a_look_alike_digit_behind_a_good_name_is_reported(
 
     verbs = tuple(replace(v, parse=careless) if v is heal else v for v in stepped.verbs)
     monkeypatch.setattr(stepped, "verbs", verbs)
-    monkeypatch.setattr(resolve, "_TABLES", {})  # the verb table is built anew from them
+    resolve.verbs_for.cache_clear()  # the verb table is built anew from them
     report = Conformance("stepped")
     _mutated_examples(stepped, tmp_path, report, seed=1)
     reported = {problem.split(" raised ")[0] for problem in report.problems}
@@ -53,7 +60,7 @@ def _with_verb(monkeypatch: pytest.MonkeyPatch, system: Any, name: str, **change
     """``system``'s verb ``name`` changed by ``changes``, its verb table built anew."""
     verbs = tuple(replace(v, **changes) if v.name == name else v for v in system.verbs)
     monkeypatch.setattr(system, "verbs", verbs)
-    monkeypatch.setattr(resolve, "_TABLES", {})
+    resolve.verbs_for.cache_clear()
 
 
 def _bonus(request: Any) -> bool:

@@ -156,10 +156,8 @@ def die_of(c: Character, stat: Stat, rules: Rules) -> int:
     return die_for_points(stepped_down(c, points, rules))
 
 
-_PLANS = "_trait_plans"  # a character's memo of its trait plans, in its own __dict__
-# What a plan keeps of the sheet (see _trait_base), by the stats rolled and the wild die.
+# What a plan takes from the sheet (see _trait_base): label, dice, named, own modifiers.
 _TraitBase = tuple[str, tuple[int, ...], bool, tuple[Modifier, ...]]
-_PlanMemo = tuple[Rules, dict[tuple[Stat | bool, ...], _TraitBase]]
 
 
 def _plan_trait(
@@ -172,49 +170,11 @@ def _plan_trait(
 ) -> _Plan:
     if not stats:
         raise ValueError("a trait roll needs at least one stat")
-    # A plan depends only on the sheet (frozen: a wound makes a new Character), the stats
-    # and the rules; an attack plans four, so each is worked out once per sheet and kept
-    # in the character's __dict__ beside its fields, as functools.cached_property does.
-    memo: _PlanMemo | None = c.__dict__.get(_PLANS)
-    if memo is None or memo[0] is not rules:
-        memo = (rules, {})
-        c.__dict__[_PLANS] = memo
-    key: tuple[Stat | bool, ...] = (*stats, wild)
-    base = memo[1].get(key)
-    if base is None:
-        base = memo[1][key] = _shared_base(c, stats, rules, wild)
-    label, sides, named, own = base
+    label, sides, named, own = _trait_base(c, stats, rules)
     return _Plan(c.name, label, sides, named, named and wild, own + tuple(modifiers))
 
 
-_SHARED = "_shared_trait_bases"  # the rules' memo of trait plans by what they read of a sheet
-_SHARED_KEPT = 4096
-
-
-def _shared_base(c: Character, stats: Sequence[Stat], rules: Rules, wild: bool) -> _TraitBase:
-    """:func:`_trait_base`, shared by sheets that read the same for it.
-
-    A plan reads the race, the points of the stats rolled, the kind, the named flag
-    and the wounds (and the personal traits: a sheet with any is worked out alone); a
-    wound makes a new sheet, and characters of one template share their numbers, so a
-    plan is kept in the rules' __dict__ under those values, not only on the sheet.
-    """
-    if c.traits:
-        return _trait_base(c, stats, rules, wild)
-    points = c.stats
-    key = (*stats, wild, c.race, *[points.get(stat) for stat in stats], c.kind, c.named, c.wounds)
-    shared: dict[tuple[Any, ...], _TraitBase] | None = rules.__dict__.get(_SHARED)
-    if shared is None:
-        shared = rules.__dict__[_SHARED] = {}
-    base = shared.get(key)
-    if base is None:
-        base = _trait_base(c, stats, rules, wild)
-        if len(shared) < _SHARED_KEPT:
-            shared[key] = base
-    return base
-
-
-def _trait_base(c: Character, stats: Sequence[Stat], rules: Rules, wild: bool) -> _TraitBase:
+def _trait_base(c: Character, stats: Sequence[Stat], rules: Rules) -> _TraitBase:
     """What a trait plan takes from the sheet: label, dice, named, own modifiers."""
     stats = [stat if type(stat) is Stat else Stat(stat) for stat in stats]
     race = _race(c, rules)

@@ -80,11 +80,10 @@ from .odds_lanes import (
     _times,
 )
 
-# Steps (about a microsecond each, see referee.base.effort) one unit of the walk's work
-# costs: a joint transition, stretch outcome or last-die term, with the lanes' own
-# chances it calls for, takes 5 to 15 microseconds (more for lanes of many dice).
+# Steps (see referee.base.effort) one unit of the walk's work costs: a joint transition,
+# stretch outcome or last-die term, with the lanes' own chances it calls for.
 STEPS_PER_UNIT = 8
-LANES_APART = 3  # more lanes than this finish the GM's last two dice apart (faster)
+LANES_APART = 3  # more lanes than this finish the GM's last two dice apart (less work)
 
 
 class OddsTooCostly(Exception):

@@ -21,7 +21,7 @@ Every player's chance of each end of his pair is exact, and equals the general w
 and an enumeration of every die, fraction for fraction
 (``tests/systems/trikus/test_odds_count.py``). The work is metered: every joint state,
 transition and correction, and every lane chance worked out, spends steps of an
-:class:`~referee.base.effort.Effort` (about a microsecond each); past its budget
+:class:`~referee.base.effort.Effort`; past its budget
 :class:`~.odds.OddsTooCostly` is raised.
 
 >>> from referee.base.effort import Effort
@@ -60,11 +60,11 @@ LARGEST = 120  # GM dice plus the largest pool counted exactly (deeper walks are
 # GM dice or more, weighed by the players' dice, are at most this many (a heuristic: it
 # only decides between counting on and estimating at once, see Counting.promising).
 PROMISING = 6000
-# Steps (about a microsecond each) a joint state costs; a joint outcome costs one, and a
-# correction two (as measured by bench/trikus_odds.py against the estimate's duels).
+# Steps a joint state costs; a joint outcome costs one, and a correction two (weighed by
+# bench/trikus_odds.py against the estimate's duels).
 STATE = 8
-# Steps the corrections of a new set of prepared lanes cost to join: 10 to 15
-# microseconds; the same set again is kept.
+# Steps the corrections of a new set of prepared lanes cost to join; the same set again
+# is kept.
 QUIET_JOIN = 10
 
 

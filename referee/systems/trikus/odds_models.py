@@ -45,7 +45,7 @@ _ZERO = Fraction(0)
 NOBODY, GM, PLAYER = 0, 1, 2
 
 # Steps a lane's chance of each end costs when first worked out (in Fractions, from the
-# chances of the lanes it leads to): 60 to 280 microseconds, the lanes it needs included.
+# chances of the lanes it leads to), the lanes it needs included.
 RECALL = 60
 Vector = tuple[Fraction, ...]  # a lane's chance of each end, in the order of ENDS
 Whole = tuple[int, ...]  # the same in integers over a unit
@@ -359,8 +359,8 @@ class PlainLanes(LaneModel):
         return tuple(out), SIDES
 
 
-# A trigger lane's step (every face of the player's die through the duel's functions)
-# takes 80 to 250 microseconds the first time; other work costs 1.5 plain steps.
+# Steps a trigger lane's step (every face of the player's die through the duel's
+# functions) costs the first time; other work costs 1.5 plain steps.
 NEW_STEP = 80
 TRIGGER_WEIGHT = 1.5
 

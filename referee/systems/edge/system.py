@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from referee.base.errors import ConfigError
-from referee.pipeline.campaign import SeedsCharacters
 from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb, approved_rows
-from referee.systems.options import read_options
-from referee.systems.validation import problems_message
+from referee.system.base import BaseSystem
+from referee.system.options import read_options
+from referee.system.validation import problems_message
 
 from . import handlers, tags, undo
 from .application import EdgeCharacter, EdgeSheet
@@ -194,20 +193,16 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
     )
 
 
-class Edge(SeedsCharacters):
+class Edge(BaseSystem):
     """Seed 003: 2d6 + stat moves in three bands, and the advantage die."""
 
     name = "edge"
-    version = "1"
     description = "2d6 + stat moves (6- miss, 7-9 cost, 10+ success) with the advantage die"
     seed = "seed 003 (RULES.md §4)"
     verbs = VERBS
     sheet = SHEET
     rulings_type = CampaignRulings
     tables = (handlers.ENCOUNTERS,)
-    named_tables: tuple[str, ...] = ()
-    table_sheets: ClassVar[Mapping[str, Any]] = {}
-    templates = Path(__file__).resolve().parent / "templates"
 
     def read_rulings(self, table: Mapping[str, Any]) -> CampaignRulings:
         return read_rulings(table)

@@ -197,10 +197,8 @@ class BaseSystem:
         """Nothing of the system's to reset."""
         return False
 
-    def roster_view(
-        self, campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]
-    ) -> SheetRoster:
-        """The approved characters' sheets, the players' and the GM's."""
+    def roster_view(self, campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]) -> Any:
+        """The approved characters' sheets, the players' and the GM's (a :class:`SheetRoster`)."""
         approved = [record for record in tables.get("characters", ()) if record.get("approved")]
         fields = sheet_fields(approved)
         players, npcs = approved_rows(approved, lambda record: _row(record, fields))

@@ -48,8 +48,9 @@ class Resolution:
     ``v.result`` (the ledger keeps what its ``ledger_facts()`` returns, JSON values, if
     it has that method; nothing more otherwise); ``chance`` is the headline exact chance,
     if there is one; ``changes`` lists what happened to characters (shown in the verdict
-    and kept in the ledger). An initiative roll lists its totals in ``initiative``; the core's tracker
-    (:mod:`referee.resolve.tracker_verbs`) makes them the thread's order and says whose turn it is.
+    and kept in the ledger). An initiative roll lists its totals in ``initiative``; the
+    core's tracker (:mod:`referee.resolve.tracker_verbs`) makes them the thread's order and
+    says whose turn it is.
     """
 
     kind: str

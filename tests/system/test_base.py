@@ -199,3 +199,14 @@ def test_rulings_default_to_none_and_refuse_any_key() -> None:
 
 
 SHEET = {"name": "Kara", "kind": "pc", "skills": {"fight": 2, "notice": 1}}
+
+
+def test_the_guide_shows_this_example_as_it_is() -> None:
+    """docs/plugins.md's worked example is the system above, word for word, and its template."""
+    guide = (Path(__file__).parents[2] / "docs" / "plugins.md").read_text(encoding="utf-8")
+    source = Path(__file__).read_text(encoding="utf-8")
+    start = source.index("\n", source.index("# --- the guide's example (docs/plugins.md) starts"))
+    example = source[start + 1 : source.index("# --- the guide's example ends")].rstrip()
+    template = (Path(__file__).parent / "templates" / "verdict_fate.md.j2").read_text()
+    assert example in guide
+    assert template.strip() in guide

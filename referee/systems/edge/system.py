@@ -197,6 +197,7 @@ class Edge(BaseSystem):
     """Seed 003: 2d6 + stat moves in three bands, and the advantage die."""
 
     name = "edge"
+    version = "1"
     description = "2d6 + stat moves (6- miss, 7-9 cost, 10+ success) with the advantage die"
     seed = "seed 003 (RULES.md §4)"
     verbs = VERBS

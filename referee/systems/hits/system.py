@@ -341,6 +341,7 @@ class Hits(BaseSystem):
     """Seed 004: d6 pools with hits on 4+ and exploding 6s, stress, influence, XP."""
 
     name = "hits"
+    version = "1"
     description = (
         "d6 pools: hits on 4+, exploding 6s, Level table; Stress, Wounds, Influence, duels, XP"
     )

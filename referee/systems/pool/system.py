@@ -294,6 +294,7 @@ class Pool(BaseSystem):
     team actions."""
 
     name = "pool"
+    version = "1"
     description = "d10 pools against a difficulty: successes, 1s cancel, botches, Willpower"
     seed = "seed 000 (RULES.md §2)"
     verbs = VERBS

@@ -325,6 +325,7 @@ class Trikus(BaseSystem):
     """Seed 001: opposed d10 duels one die at a time, lines, Morale, Light and Dark."""
 
     name = "trikus"
+    version = "1"
     description = "opposed d10 duels one die at a time: lines, Morale, Light and Dark tokens"
     seed = "seed 001 (RULES.md §3)"
     verbs = VERBS

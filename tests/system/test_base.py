@@ -210,3 +210,14 @@ def test_the_guide_shows_this_example_as_it_is() -> None:
     template = (Path(__file__).parent / "templates" / "verdict_fate.md.j2").read_text()
     assert example in guide
     assert template.strip() in guide
+
+
+def test_a_result_without_ledger_facts_keeps_nothing_more() -> None:
+    """The ledger reads no attribute names off a result: without ledger_facts, no facts."""
+
+    @dataclass(frozen=True)
+    class Silent:
+        total: int
+        hit: bool
+
+    assert {} == outcome_summary(Resolution("silent", Silent(3, True)))  # type: ignore[arg-type]

@@ -45,9 +45,9 @@ from referee.live.worker import stored_moderators
 from referee.pipeline.campaign import Campaign, Config, find_config, load_config, load_secret
 from referee.pipeline.failures import FailureLog, tag_failure_key
 from referee.pipeline.flow import Referee
-from referee.read.tags import shorten
 from referee.render.terminal import shown
 from referee.store.store import Store, writer_running
+from referee.system.arguments import shorten
 
 WAIT_SECONDS = 30.0  # how long a command waits for the running bot to take its request
 LOOK_EVERY = 0.1  # seconds between looks at whether it was taken

@@ -223,6 +223,10 @@ class RolledExpression(NamedTuple):
     total: int
     odds: tuple[Any, ...] = ()  # one notation_odds.Odds per set, when asked for
 
+    def ledger_facts(self) -> dict[str, Any]:
+        """What the ledger row keeps beside the dice: the total."""
+        return {"total": self.total}
+
 
 class _Roll:
     """One roll's source and its count of dice drawn, against ``limits.max_rolls``."""

@@ -10,25 +10,22 @@ system fills from the sheets shipped in the data folder on first use.
 from __future__ import annotations
 
 import gc
-import hashlib
-import json
 import os
 import secrets
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.base.dice import commitment
-from referee.base.errors import ConfigError, UserError
+from referee.base.errors import ConfigError
 from referee.base.files import read_bounded, read_text_bounded, write_private
 from referee.base.limits import DEFAULT_LIMITS
 from referee.resolve.pace import PaceConfig, read_pace
 from referee.resolve.tracker import NEXT_BY
-from referee.store.entries import character_key, store_entry
 from referee.store.store import Store
-from referee.system import CampaignFiles, SheetFormat, System
+from referee.system import CampaignFiles, System
 from referee.system.registry import installed_systems, load_system
 
 if sys.version_info >= (3, 11):
@@ -417,13 +414,6 @@ def _read_table(path: Path) -> str:
     return read_text_bounded(path, DEFAULT_LIMITS.max_table_file_bytes, "The table")
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(_read_table(path))
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path} is not valid TOML: {error}.") from error
-
-
 def campaign_files(config: Config) -> CampaignFiles:
     """What the campaign's system may read: the data folder and the tables config names."""
     return CampaignFiles(config.data_dir, {"races": config.races_file, "scale": config.scale_file})
@@ -439,107 +429,6 @@ def load_sheets(path: Path) -> list[dict[str, Any]]:
     if not isinstance(records, list):
         raise ConfigError(f"{path}: write each sheet as a [[character]] table.")
     return [dict(record) for record in records]
-
-
-SHEETS_READ = "sheets_read"  # store table: "table:name" -> the sha256 of the sheet as read
-
-
-def seed_table(
-    store: Store,
-    path: Path,
-    section: str,
-    table_name: str,
-    read: Callable[[Mapping[str, Any]], Any],
-    write: Callable[[Any], dict[str, Any]],
-    check: Callable[[Any, Mapping[str, Any]], list[str]],
-) -> None:
-    """Read ``path``'s ``[[section]]`` sheets into a store table (a system's seeding).
-
-    ``read`` turns a sheet into the system's value (raising UserError), ``check`` lists
-    what the rules refuse, ``write`` gives the stored sheet. Every refused sheet is
-    reported at once. A sheet is read once: after that the store is its truth (wounds,
-    approvals), so a sheet added to the file later is read on the next run, and one
-    changed in the file after it was read is refused (ConfigError saying what to do)
-    rather than ignored. ``owner`` and ``approved`` are the campaign's, not the sheet's.
-    """
-    table = store.table(table_name)
-    if not path.is_file():
-        return
-    records = _read_toml(path).get(section, [])
-    if not isinstance(records, list):
-        raise ConfigError(f"{path}: write each sheet as a [[{section}]] table.")
-    read_before = store.table(SHEETS_READ)
-    # A store seeded before sheets were tracked: what its file holds now counts as read.
-    untracked = len(table) > 0 and not any(
-        key.startswith(f"{table_name}:") for key, _ in read_before.items()
-    )
-    problems: list[str] = []
-    changed: list[str] = []
-    for record in records:
-        name = str(record.get("name", "?"))
-        key = f"{table_name}:{character_key(name)}"
-        digest = hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode())
-        seen = {"sha256": digest.hexdigest()}
-        known = read_before.get(key)
-        if known is not None:  # read once: renamed, removed or changed in play since
-            if known != seen:
-                changed.append(name)
-            continue
-        if untracked or character_key(name) in table:  # or made in play, by [[apply]]
-            read_before.put(key, seen)
-            continue
-        try:
-            sheet = read({k: v for k, v in record.items() if k not in ("owner", "approved")})
-        except UserError as error:
-            problems.append(f"{name}: {error.message}")
-            continue
-        issues = check(sheet, record)
-        if issues:
-            problems.append(f"{sheet.name}: " + " ".join(issues))
-            continue
-        approved = bool(record.get("approved", True))
-        entry = store_entry(sheet.name, record.get("owner"), approved, write(sheet))
-        table.put(character_key(sheet.name), entry)
-        read_before.put(f"{table_name}:{character_key(sheet.name)}", seen)
-    if problems:
-        raise ConfigError(f"{path} has sheets the rules refuse:\n- " + "\n- ".join(problems))
-    if changed:
-        raise ConfigError(
-            f"{path}: the sheet of {', '.join(changed)} changed after it was read into the "
-            "store, which keeps the character's state since (wounds, approvals, a GM's "
-            "amendments), so the change is not taken. Put that sheet back as it was and make "
-            "the change in play (a GM's [[approve with ...]], [[wound]], [[heal]]), or give "
-            "the new sheet a new name: a sheet added to the file is read on the next run."
-        )
-    store.flush()
-
-
-CHARACTERS_FILE = "characters.toml"  # the sheets a campaign's data folder ships
-
-
-class SeedsCharacters:
-    """Mixin for a :class:`~referee.system.System` whose shipped sheets are its characters.
-
-    Gives :meth:`~referee.system.System.seed_store`: an empty store takes the
-    ``[[character]]`` sheets of the data folder's ``characters.toml``, each read and
-    checked by the system's own sheet (``from_record``, ``validate``), every refusal
-    reported at once (:func:`seed_table`). A system that ships more (stepped's vehicles)
-    or checks differently writes its own.
-    """
-
-    sheet: SheetFormat
-
-    def seed_store(self, campaign: CampaignFiles, rules: Any, store: Store) -> None:
-        """The sheets in the data folder's characters.toml, each read into the store once."""
-        seed_table(
-            store,
-            campaign.data_dir / CHARACTERS_FILE,
-            "character",
-            "characters",
-            self.sheet.from_record,
-            self.sheet.to_record,
-            lambda character, record: self.sheet.validate(character, rules),
-        )
 
 
 class Campaign:

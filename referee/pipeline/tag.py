@@ -21,7 +21,7 @@ from referee.resolve import pace_state
 from referee.resolve.dispatch import resolve_request, verbs_for
 from referee.resolve.verdicts import Verdict
 from referee.store.records import difference
-from referee.system import Context, ParseContext, visibility
+from referee.system import Context, ParseContext, kept_facts, visibility
 
 log = logging.getLogger(__name__)
 
@@ -131,23 +131,11 @@ def undo_log(verdicts: tuple[Verdict, ...]) -> dict[str, list[list[Any]]]:
 
 
 def outcome_summary(verdict: Verdict) -> dict[str, Any]:
-    """The few facts of a verdict the ledger keeps beside its dice."""
-    result = verdict.result
-    summary: dict[str, Any] = {}
-    for name in ("total", "hit", "wounded", "success", "automatic_hit"):
-        value = getattr(result, name, None)
-        if value is not None:
-            summary[name] = value
-    groups = getattr(result, "groups", None)
-    if groups is not None:
-        summary["order"] = [list(group) for group in groups]
+    """The few facts of a verdict the ledger keeps beside its dice: what its result's
+    ``ledger_facts()`` says (nothing for a result without it: :func:`referee.system.kept_facts`),
+    its changes' ``ledger()`` and the initiative tracker's round and turn."""
+    summary = kept_facts(verdict.result)
     if verdict.changes:
         summary["changes"] = [change.ledger() for change in verdict.changes]
-    for facts in (result, verdict.tracker):  # the initiative tracker's round and turn
-        ledger = getattr(facts, "ledger", None)
-        if callable(ledger):
-            summary.update(ledger())
-    own = getattr(result, "ledger_facts", None)
-    if callable(own):  # a core verb's result says what its row keeps (a void: which roll)
-        summary.update(own())
+    summary.update(kept_facts(verdict.tracker))
     return summary

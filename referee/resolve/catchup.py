@@ -67,7 +67,7 @@ class CatchupResult:
     scanned: int  # post records looked through
     complete: bool  # False when older records were not read
 
-    def ledger(self) -> dict[str, Any]:
+    def ledger_facts(self) -> dict[str, Any]:
         """What the ledger row keeps: the threads and how many verdicts each had."""
         return {"catchup": {t.thread: t.count for t in self.threads}}
 

@@ -28,12 +28,12 @@ from referee.base.dice import DiceSource
 from referee.base.errors import Forbidden, RuleViolation, TagError, UnknownName
 from referee.base.markdown import escape_markdown
 from referee.base.posts import Post, post_link
-from referee.read.tags import collapse, name_argument
 from referee.resolve import tracker
 from referee.resolve.tracker_verbs import TABLE as INITIATIVE
 from referee.store.entries import character_key
 from referee.store.records import undo
 from referee.system import Context, ParseContext, Resolution, Verb, refuse_look_alike
+from referee.system.arguments import collapse, name_argument
 from referee.system.visibility import TABLE as VISIBILITY
 from referee.system.visibility import is_npc
 

@@ -19,10 +19,10 @@ from typing import Any
 from referee.base.dice import DiceSource
 from referee.base.errors import Forbidden, TagError
 from referee.base.posts import Post, post_link
-from referee.read.tags import name_argument
 from referee.resolve.roster import fights, roster_page
 from referee.store.records import HISTORY_SCAN, HISTORY_SHOWN
 from referee.system import Context, ParseContext, Resolution, Verb
+from referee.system.arguments import name_argument
 from referee.system.visibility import TABLE as VISIBILITY
 from referee.system.visibility import is_npc, public_columns, public_records
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation, TagError, UserError
 from referee.base.limits import DEFAULT_LIMITS
-from referee.read.tags import name_argument
 from referee.system import Context, ParseContext, Resolution, System, Verb, refuse_look_alike
+from referee.system.arguments import name_argument
 
 NPC_USAGE = "[[npc Bandit: key value, key value]]"
 

@@ -25,7 +25,6 @@ from typing import Any
 
 from referee.base.dice import DiceSource
 from referee.base.errors import Forbidden, RuleViolation, TagError, UnknownName
-from referee.read.tags import collapse, name_argument, shorten
 from referee.resolve import pace_state, tracker, tracker_verbs
 from referee.resolve.catchup import CatchupResult, catchup
 from referee.resolve.pace import (
@@ -42,6 +41,7 @@ from referee.resolve.pace import (
 )
 from referee.resolve.tracker_verbs import TrackerResult
 from referee.system import Context, ParseContext, Resolution, Verb, require_gm
+from referee.system.arguments import collapse, name_argument, shorten
 
 KIND = "pace"  # the kind (and template, verdict_pace) of these verbs' verdicts, but [[pass]]
 DEADLINE_USAGE = "[[deadline 48h]], [[deadline 2d]], [[deadline off]] or [[deadline default]]"
@@ -200,7 +200,7 @@ class PaceResult:
     catchup: CatchupResult | None = None
     private: bool = False  # catchup: asked by private message (this is the answer)
 
-    def ledger(self) -> dict[str, Any]:
+    def ledger_facts(self) -> dict[str, Any]:
         """What the ledger row keeps of the setting."""
         facts: dict[str, Any] = {"action": self.action}
         if self.action == "deadline":
@@ -210,7 +210,7 @@ class PaceResult:
         elif self.action == "away":
             facts.update(name=self.name, until=self.away_until)
         elif self.catchup is not None:
-            facts.update(self.catchup.ledger())
+            facts.update(self.catchup.ledger_facts())
         return {"pace": facts}
 
 

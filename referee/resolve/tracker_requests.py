@@ -17,8 +17,8 @@ from referee import notation
 from referee.base.errors import TagError, UserError
 from referee.base.limits import read_int
 from referee.base.names import name_key
-from referee.read.tags import collapse, name_argument, shorten
 from referee.system import ParseContext
+from referee.system.arguments import collapse, name_argument, shorten
 
 if TYPE_CHECKING:
     pass

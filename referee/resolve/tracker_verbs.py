@@ -34,7 +34,6 @@ import orjson
 from referee import notation
 from referee.base.errors import Forbidden, RuleViolation, TagError, UnknownName
 from referee.base.names import name_key
-from referee.read.tags import shorten
 from referee.resolve import tracker
 from referee.resolve.tracker import Combatant, Condition, Expiry, NextBy, Tracker
 from referee.resolve.tracker_requests import (
@@ -53,6 +52,7 @@ from referee.resolve.tracker_requests import (
 )
 from referee.store.entries import character_key
 from referee.system import Resolution
+from referee.system.arguments import shorten
 
 if TYPE_CHECKING:
     from referee.base.dice import DiceSource
@@ -86,7 +86,7 @@ class TrackerResult:
     skipped: tuple[str, ...] = ()  # away combatants whose turns were passed over
     waiting: tuple[str, ...] = ()  # passed: those of the turn still to act (it stays theirs)
 
-    def ledger(self) -> dict[str, Any]:
+    def ledger_facts(self) -> dict[str, Any]:
         """What the ledger row keeps: the round and whose turn it is after the tag."""
         current = self.tracker.current
         return {

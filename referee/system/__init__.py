@@ -28,7 +28,7 @@ What a system provides (each member of :class:`System` says what it is for):
   whose first version (from the approved sheet) is the character's initial state;
 * **its rulings**: a frozen dataclass of options with defaults, read from the
   campaign's ``[rulings]`` table; unknown keys are refused listing the known ones
-  (:func:`referee.systems.options.read_options` does this for any such dataclass);
+  (:func:`referee.system.options.read_options` does this for any such dataclass);
 * **its rules value**: :meth:`System.load_rules` builds it once per campaign from the
   rulings and the campaign's files (race tables, scale tables...);
 * **its state**: the system names the store tables it owns (``tables``); a verb reads
@@ -49,14 +49,11 @@ What a system provides (each member of :class:`System` says what it is for):
   (the order set by hand where the system rolls none);
 * **its state's rules**: ``invariants`` (every way the stored state has left the rules,
   which the conformance kit checks after every tag of random play) and
-  ``undo_within_rules`` (a voided tag's undo kept within them); :class:`PlainUndo` gives
-  both for a system that needs nothing of its own;
+  ``undo_within_rules`` (a voided tag's undo kept within them);
 * **its hooks**: ``end_encounter`` (called by the core's ``[[end encounter]]``),
   ``roster_view`` (what the wiki roster shows, campaign state such as scenes and
   timers included), ``character_rows`` (``referee characters``), ``seed_store`` (the
-  campaign's shipped sheets, read into an empty store). The usual ones are written once:
-  the mixin :class:`referee.pipeline.campaign.SeedsCharacters` seeds from ``characters.toml``, and
-  :func:`approved_rows` splits a roster's approved characters into players' and the GM's;
+  campaign's shipped sheets, read into an empty store);
 * **its exact odds** (:class:`OddsCase`): every kind of roll it makes, with the
   exact distribution and a sampler, so the conformance kit
   (:func:`referee.testing.conformance.check_system`) can check them against
@@ -69,8 +66,11 @@ Randomness always comes in as a :class:`~referee.base.dice.DiceSource` and is dr
 fixed order the system documents, so ``referee roll TAG --dice 3,8,7,10`` and
 :class:`~referee.base.dice.FixedDice` replay any example.
 
+:class:`BaseSystem` (:mod:`~referee.system.base`) gives every member but ``name``, ``verbs``
+and ``sheet`` a working default, and :func:`verb` makes a verb.
+
 This package is the plug-in's whole view of referee: a system imports what it needs from
-here (and the base modules in :mod:`referee.base`). Its modules import
+here (``__all__`` lists it). Its modules import
 :mod:`referee.store` and :mod:`referee.base` only, so every stage may use them:
 :mod:`~referee.system.interface` (the types, and what a verb may know and do),
 :mod:`~referee.system.roster` (the characters as a system's sheets read them),
@@ -78,6 +78,17 @@ here (and the base modules in :mod:`referee.base`). Its modules import
 :mod:`~referee.system.registry` (the installed systems, by name).
 """
 
+from referee.base.dice import DiceSource, FixedDice
+from referee.base.errors import ConfigError, Forbidden, RuleViolation, TagError, UserError
+from referee.base.limits import DEFAULT_LIMITS, Limits
+from referee.system.arguments import (
+    known_prefix,
+    leading_name,
+    name_argument,
+    signed_number,
+    trailing_modifiers,
+)
+from referee.system.base import BaseSystem, NoRulings, SheetRoster, kept_facts, sheet_rows, verb
 from referee.system.interface import (
     CampaignFiles,
     Change,
@@ -87,7 +98,6 @@ from referee.system.interface import (
     OddsCase,
     ParseContext,
     Parser,
-    PlainUndo,
     Resolution,
     Resolver,
     System,
@@ -100,35 +110,63 @@ from referee.system.interface import (
     verb_table,
 )
 from referee.system.look_alikes import refuse_look_alike
+from referee.system.options import options_mapping, read_options
 from referee.system.registry import BUILT_IN, GROUP, installed_systems, load_system
 from referee.system.roster import Roster, SheetFormat, unique_prefix
+from referee.system.seeding import CHARACTERS_FILE, seed_characters, seed_table
+from referee.system.validation import problems_message
 
 __all__ = [
     "BUILT_IN",
+    "CHARACTERS_FILE",
+    "DEFAULT_LIMITS",
     "GROUP",
+    "BaseSystem",
     "CampaignFiles",
     "Change",
+    "ConfigError",
     "Context",
+    "DiceSource",
     "ExampleCampaign",
+    "FixedDice",
+    "Forbidden",
     "GmOption",
+    "Limits",
+    "NoRulings",
     "OddsCase",
     "ParseContext",
     "Parser",
-    "PlainUndo",
     "Resolution",
     "Resolver",
     "Roster",
+    "RuleViolation",
     "SheetFormat",
+    "SheetRoster",
     "System",
+    "TagError",
+    "UserError",
     "Verb",
     "approved_rows",
     "installed_systems",
+    "kept_facts",
+    "known_prefix",
+    "leading_name",
     "load_system",
+    "name_argument",
+    "options_mapping",
+    "problems_message",
+    "read_options",
     "refuse_gm_options",
     "refuse_look_alike",
     "require_control",
     "require_gm",
     "rulings_defaults",
+    "seed_characters",
+    "seed_table",
+    "sheet_rows",
+    "signed_number",
+    "trailing_modifiers",
     "unique_prefix",
+    "verb",
     "verb_table",
 ]

@@ -45,10 +45,12 @@ class Resolution:
 
     ``kind`` names the template ``verdict_<kind>.md.j2`` the verdict renders with;
     ``result`` is the system's own frozen result value, handed to that template as
-    ``v.result``; ``chance`` is the headline exact chance, if there is one; ``changes``
-    lists what happened to characters (shown in the verdict and kept in the ledger). An
-    initiative roll lists its totals in ``initiative``; the core's tracker
-    (:mod:`referee.resolve.tracker_verbs`) makes them the thread's order and says whose turn it is.
+    ``v.result`` (the ledger keeps what its ``ledger_facts()`` returns, JSON values, if
+    it has that method; nothing more otherwise); ``chance`` is the headline exact chance,
+    if there is one; ``changes`` lists what happened to characters (shown in the verdict
+    and kept in the ledger). An initiative roll lists its totals in ``initiative``; the
+    core's tracker (:mod:`referee.resolve.tracker_verbs`) makes them the thread's order and
+    says whose turn it is.
     """
 
     kind: str
@@ -168,7 +170,7 @@ class System(Protocol):
     def read_rulings(self, table: Mapping[str, Any]) -> Any:
         """``[rulings]`` -> the rulings value; ConfigError naming unknown keys and the known.
 
-        :func:`referee.systems.options.read_options` does this for any frozen dataclass
+        :func:`referee.system.options.read_options` does this for any frozen dataclass
         whose defaults are Enums, bools, ints (with a ``range``) or tuples of strings.
         """
         ...
@@ -201,7 +203,7 @@ class System(Protocol):
         (:func:`referee.store.records.undo`: a number by the difference the tag made);
         ``before`` is the record until now, ``undone`` what that undo made of it and
         ``changes`` the tag's ``[path, old, new]`` writes. Return it as the rules allow
-        (:class:`PlainUndo` returns it unchanged).
+        (:class:`~referee.system.BaseSystem` returns it unchanged).
         """
         ...
 
@@ -239,22 +241,6 @@ class System(Protocol):
     def template_helpers(self) -> Mapping[str, Any]:
         """Filters and globals the system's templates use (name -> function or value)."""
         ...
-
-
-class PlainUndo:
-    """The two state hooks of :class:`System` for a system whose state needs no more than
-    the core gives: no invariants of its own, and a voided tag's writes taken back as the
-    core takes them. A system inherits it and overrides what it needs."""
-
-    def invariants(self, tables: Mapping[str, Mapping[str, Any]], rules: Any) -> list[str]:
-        """No invariants beyond the core's."""
-        return []
-
-    def undo_within_rules(
-        self, table: str, before: dict[str, Any] | None, undone: Undone, changes: list[list[Any]]
-    ) -> Undone:
-        """The core's undo, as it is."""
-        return undone
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ from typing import Any
 from referee.base.errors import UserError
 from referee.base.limits import DEFAULT_LIMITS, Limits, read_int
 from referee.read.sheets import read_key_values
+from referee.system.validation import check_version
 from referee.systems.changes import Change
-from referee.systems.validation import check_version
 
 from .moves import Actor, Pending, Table
 from .rulings import Policy

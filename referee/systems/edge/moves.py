@@ -36,12 +36,12 @@ from typing import Any
 from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation, StoreError
 from referee.base.limits import DEFAULT_LIMITS, Limits
+from referee.system.validation import check_version
 from referee.systems.changes import Change, find_name
 from referee.systems.edge import odds
 from referee.systems.edge.bands import Band, band_of, with_advantage, worth_using
 from referee.systems.edge.rulings import EdgeRulings, EdgeUse, Policy
 from referee.systems.edge.sheet import ADVANTAGE_MIN, Sheet, State, StatLists
-from referee.systems.validation import check_version
 
 SIDES = 6
 PENDING_VERSION = 1

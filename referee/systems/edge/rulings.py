@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from referee.systems.options import ConfigurableMixin
+from referee.system.options import ConfigurableMixin
 
 
 class EdgeRaise(str, Enum):

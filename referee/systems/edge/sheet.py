@@ -26,9 +26,9 @@ from typing import Any
 
 from referee.base.errors import ConfigError, RuleViolation, StoreError, UserError
 from referee.base.limits import DEFAULT_LIMITS
+from referee.system.validation import check_version, is_whole, problems_message
 from referee.systems.changes import find_name
 from referee.systems.edge.rulings import EdgeRulings, Policy
-from referee.systems.validation import check_version, is_whole, problems_message
 
 ADVANTAGE_MIN, ADVANTAGE_MAX = 1, 6  # the advantage die's faces
 DEFAULT_STATS = ("cool", "hard", "hot", "sharp", "weird")  # Apocalypse World's

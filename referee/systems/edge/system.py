@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from referee.base.errors import ConfigError
-from referee.pipeline.campaign import SeedsCharacters
 from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb, approved_rows
-from referee.systems.options import read_options
-from referee.systems.validation import problems_message
+from referee.system.base import BaseSystem
+from referee.system.options import read_options
+from referee.system.validation import problems_message
 
 from . import handlers, tags, undo, who
 from .application import EdgeCharacter, EdgeSheet
@@ -198,7 +197,7 @@ def _row(record: Mapping[str, Any]) -> CharacterRow:
     )
 
 
-class Edge(SeedsCharacters):
+class Edge(BaseSystem):
     """Seed 003: 2d6 + stat moves in three bands, and the advantage die."""
 
     name = "edge"
@@ -209,9 +208,6 @@ class Edge(SeedsCharacters):
     sheet = SHEET
     rulings_type = CampaignRulings
     tables = (handlers.ENCOUNTERS,)
-    named_tables: tuple[str, ...] = ()
-    table_sheets: ClassVar[Mapping[str, Any]] = {}
-    templates = Path(__file__).resolve().parent / "templates"
 
     def read_rulings(self, table: Mapping[str, Any]) -> CampaignRulings:
         return read_rulings(table)

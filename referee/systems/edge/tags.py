@@ -18,14 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from referee.base.errors import TagError
-from referee.read.tags import (
+from referee.system import ParseContext
+from referee.system.arguments import (
     leading_name,
     name_argument,
     shorten,
     signed_number,
     trailing_modifiers,
 )
-from referee.system import ParseContext
 
 from .moves import MoveRequest
 from .rulings import Policy

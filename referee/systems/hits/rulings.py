@@ -1,7 +1,7 @@
 """The rulings of RULES.md §5 for ``hits``: every choice the seed leaves open, with its default.
 
 A GM sets them per campaign in config.toml; :meth:`Rulings.from_mapping` reads them with
-the reader every system shares (:func:`referee.systems.options.read_options`), which
+the reader every system shares (:func:`referee.system.options.read_options`), which
 refuses an unknown key (listing the known ones) and a value outside the allowed set, all
 at once.
 
@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from referee.systems.options import coerce_options, options_mapping, read_options
+from referee.system.options import coerce_options, options_mapping, read_options
 
 
 class AdvantageMode(str, Enum):

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from referee.pipeline.campaign import SeedsCharacters
 from referee.store.records import Undone
 from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb, approved_rows
+from referee.system.base import BaseSystem
 
 from . import gm, handlers, invariants, play, tags, who
 from .application import HitsSheet
@@ -338,7 +337,7 @@ def _die(die: Any) -> str:
     return f"**{face}**" if die.hit else face
 
 
-class Hits(SeedsCharacters):
+class Hits(BaseSystem):
     """Seed 004: d6 pools with hits on 4+ and exploding 6s, stress, influence, XP."""
 
     name = "hits"
@@ -351,9 +350,6 @@ class Hits(SeedsCharacters):
     sheet = SHEET
     rulings_type = Rulings
     tables = (handlers.STATE_TABLE, handlers.ROLLS_TABLE, handlers.QUICK_TABLE)
-    named_tables: tuple[str, ...] = ()
-    table_sheets: ClassVar[Mapping[str, Any]] = {}
-    templates = Path(__file__).resolve().parent / "templates"
 
     def read_rulings(self, table: Mapping[str, Any]) -> Rulings:
         return Rulings.from_mapping(table)

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from referee.base.errors import TagError, UserError
 from referee.base.limits import read_int
-from referee.read.tags import collapse, leading_name, name_argument, shorten
 from referee.system import ParseContext
+from referee.system.arguments import collapse, leading_name, name_argument, shorten
 
 from .scene import Mode
 from .sheet import Attribute, TraitKind, Wager

@@ -37,8 +37,8 @@ from typing import Any
 from referee.base.errors import UserError
 from referee.base.limits import DEFAULT_LIMITS, Limits, read_int
 from referee.read.sheets import read_key_values
+from referee.system.validation import check_version
 from referee.systems.changes import Change, apply_changes, find_name
-from referee.systems.validation import check_version
 
 from .rolls import Actor, Table
 from .sheet import HUMANITY, WILLPOWER, Sheet, State, TraitLists, sheet_problems, state_problems

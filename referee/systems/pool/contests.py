@@ -38,6 +38,7 @@ from typing import Any
 from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation, StoreError
 from referee.base.limits import DEFAULT_LIMITS
+from referee.system.validation import check_version
 from referee.systems.changes import Change, changes_between
 from referee.systems.pool import odds
 from referee.systems.pool.rolls import (
@@ -57,7 +58,6 @@ from referee.systems.pool.rulings import (
     Teamwork,
 )
 from referee.systems.pool.sheet import State
-from referee.systems.validation import check_version
 
 TASK_VERSION = 1
 CONTEST_VERSION = 1

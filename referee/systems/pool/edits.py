@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from referee.base.errors import Forbidden, RuleViolation, UserError
+from referee.system.validation import problems_message
 from referee.systems.changes import Change, changes_between, find_name
 from referee.systems.pool.sheet import (
     HUMANITY,
@@ -34,7 +35,6 @@ from referee.systems.pool.sheet import (
     sheet_problems,
     state_problems,
 )
-from referee.systems.validation import problems_message
 
 
 @dataclass(frozen=True)

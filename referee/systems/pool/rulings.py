@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from referee.systems.options import ConfigurableMixin
+from referee.system.options import ConfigurableMixin
 
 
 class OverTen(str, Enum):

@@ -32,8 +32,8 @@ from typing import Any
 
 from referee.base.errors import ConfigError, RuleViolation, StoreError, UserError
 from referee.base.limits import DEFAULT_LIMITS
+from referee.system.validation import check_version, problems_message
 from referee.systems.changes import find_name
-from referee.systems.validation import check_version, problems_message
 
 TRAIT_MIN, TRAIT_MAX = 0, 5  # "nunca aprendeu" to the human maximum
 RATING_MIN, RATING_MAX = 1, 10  # Willpower and Humanity

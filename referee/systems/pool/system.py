@@ -11,14 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from referee.base.errors import ConfigError
-from referee.pipeline.campaign import SeedsCharacters
 from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb, approved_rows
-from referee.systems.options import read_options
-from referee.systems.validation import problems_message
+from referee.system.base import BaseSystem
+from referee.system.options import read_options
+from referee.system.validation import problems_message
 
 from . import gm, handlers, invariants, odds, tags, who
 from .character import PoolCharacter, PoolSheet
@@ -290,7 +289,7 @@ def roster_view(campaign: str, tables: Mapping[str, Iterable[Mapping[str, Any]]]
     )
 
 
-class Pool(SeedsCharacters):
+class Pool(BaseSystem):
     """Seed 000: Storyteller d10 pools, botches, Willpower, multiple, extended, resisted and
     team actions."""
 
@@ -302,9 +301,6 @@ class Pool(SeedsCharacters):
     sheet = SHEET
     rulings_type = CampaignRulings
     tables = (THREADS, CAMPAIGN)
-    named_tables: tuple[str, ...] = ()
-    table_sheets: ClassVar[Mapping[str, Any]] = {}
-    templates = Path(__file__).resolve().parent / "templates"
 
     def read_rulings(self, table: Mapping[str, Any]) -> CampaignRulings:
         return read_rulings(table)

@@ -29,8 +29,8 @@ import re
 from dataclasses import dataclass, replace
 
 from referee.base.errors import TagError
-from referee.read.tags import collapse, known_prefix, name_argument, shorten
 from referee.system import ParseContext
+from referee.system.arguments import collapse, known_prefix, name_argument, shorten
 
 from .rolls import PoolSpec, RollRequest
 

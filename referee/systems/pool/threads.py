@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.base.errors import StoreError
-from referee.systems.validation import check_version
+from referee.system.validation import check_version
 
 from .contests import Contest, Status, Task
 from .rolls import PoolSpec, RollRequest

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
 from fractions import Fraction
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation, UnknownName
@@ -168,6 +168,10 @@ class AttackResult:
     target_after: Character
     hit_chance: Fraction  # exact, before the dice
     wound_chance: Fraction  # exact P(wound | hit)
+
+    def ledger_facts(self) -> dict[str, Any]:
+        """What the ledger row keeps beside the dice: whether it hit and wounded."""
+        return {"hit": self.hit, "wounded": self.wounded, "automatic_hit": self.automatic_hit}
 
 
 def _pick_weapon(kind: AttackKind, attacker: Character, weapon: Weapon | None) -> Weapon:

@@ -142,6 +142,10 @@ class Change:
         """What the ledger row keeps: the name, the wounds and the state after."""
         return {"name": self.name, "wounds": self.wounds_after, "state": self.state_after}
 
+    def ledger_facts(self) -> dict[str, Any]:
+        """A verdict whose result is the change itself (a heal) keeps the change's facts."""
+        return self.ledger()
+
 
 Resolver = TypeVar("Resolver", bound=Callable[[Any, Context, DiceSource], Resolution])
 

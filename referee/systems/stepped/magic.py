@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation, UnknownName
@@ -43,6 +44,10 @@ class CastResult:
     needed: int  # the tier's top face
     success: bool
     chance: Fraction  # exact, before the dice
+
+    def ledger_facts(self) -> dict[str, Any]:
+        """What the ledger row keeps beside the dice: whether the cast succeeded."""
+        return {"success": self.success}
 
 
 def cast(

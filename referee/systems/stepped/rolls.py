@@ -70,6 +70,10 @@ class TraitRoll:
     exceptional: bool  # the wild d6 (never a 1) matched a trait die (R-2)
     critical: bool  # the trait dice showed 1 (R-3); wins over exceptional (R-4)
 
+    def ledger_facts(self) -> dict[str, Any]:
+        """What the ledger row keeps beside the dice: the total."""
+        return {"total": self.total}
+
 
 @dataclass(frozen=True)
 class _Plan:
@@ -336,6 +340,10 @@ class InitiativeResult:
 
     rolls: tuple[TraitRoll, ...]  # highest total first; equal totals keep the asked order
     groups: tuple[tuple[str, ...], ...]  # who acts together, first group first
+
+    def ledger_facts(self) -> dict[str, Any]:
+        """What the ledger row keeps beside the dice: the order of acting."""
+        return {"order": [list(group) for group in self.groups]}
 
 
 def _refuse_if_down(c: Character, doing: str) -> None:

@@ -18,9 +18,9 @@ from typing import Any, ClassVar
 from referee.base.dice import DiceSource
 from referee.base.errors import ConfigError
 from referee.base.markdown import escape_markdown, format_die, signed
-from referee.pipeline.campaign import CHARACTERS_FILE, seed_table
 from referee.store.entries import character_key
 from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb
+from referee.system.seeding import CHARACTERS_FILE, seed_table
 
 from . import handlers, invariants, odds, verbs, who
 from .application import SteppedSheet

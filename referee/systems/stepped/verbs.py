@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from referee.base.errors import TagError, UserError
 from referee.base.limits import Limits, read_int
-from referee.read.tags import (
+from referee.system import ParseContext
+from referee.system.arguments import (
     collapse,
     known_prefix,
     name_argument,
@@ -22,7 +23,6 @@ from referee.read.tags import (
     signed_number,
     trailing_modifiers,
 )
-from referee.system import ParseContext
 
 # verb -> the right form a problem verdict shows (the docs' players/stepped.md table has the same).
 USAGE_OF = {

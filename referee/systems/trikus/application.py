@@ -32,6 +32,7 @@ from referee.base.english import with_article
 from referee.base.errors import StoreError, UserError
 from referee.base.limits import DEFAULT_LIMITS, Limits, is_visible
 from referee.read.sheets import read_key_values
+from referee.system.validation import check_version
 from referee.systems.trikus.state import (
     STATE_VERSION,
     Character,
@@ -41,7 +42,6 @@ from referee.systems.trikus.state import (
     Tier,
     Trait,
 )
-from referee.systems.validation import check_version
 
 MAX_SHEET_LINES = 40
 MAX_ITEMS = 20

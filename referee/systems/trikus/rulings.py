@@ -2,7 +2,7 @@
 
 Each field is a ruling with RULES.md's default; a GM changes it in config.toml, which
 :meth:`Rulings.from_mapping` reads through the systems' shared reader
-(:func:`~referee.systems.options.read_options`), refusing an unknown key or a value
+(:func:`~referee.system.options.read_options`), refusing an unknown key or a value
 outside the allowed ones and listing every problem at once.
 
 >>> Rulings().dead_tie
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from referee.systems.options import options_mapping, read_options
+from referee.system.options import options_mapping, read_options
 
 
 class DeadTie(Enum):

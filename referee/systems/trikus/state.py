@@ -21,8 +21,8 @@ from typing import Any
 from referee.base.english import with_article
 from referee.base.errors import RuleViolation, StoreError, UnknownName
 from referee.base.limits import DEFAULT_LIMITS, Limits
+from referee.system.validation import check_version, problems_message
 from referee.systems.changes import find_name
-from referee.systems.validation import check_version, problems_message
 
 STATE_VERSION = 1
 

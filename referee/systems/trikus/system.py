@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from referee.pipeline.campaign import SeedsCharacters
 from referee.store.records import Undone
 from referee.system import CampaignFiles, Context, ExampleCampaign, GmOption, OddsCase, Verb
+from referee.system.base import BaseSystem
 
 from . import edits, gm_answers, invariants, opening, tags
 from .application import TrikusSheet
@@ -322,7 +321,7 @@ class RosterView:
     fights: int  # fights in progress
 
 
-class Trikus(SeedsCharacters):
+class Trikus(BaseSystem):
     """Seed 001: opposed d10 duels one die at a time, lines, Morale, Light and Dark."""
 
     name = "trikus"
@@ -333,9 +332,6 @@ class Trikus(SeedsCharacters):
     sheet = SHEET
     rulings_type = Rulings
     tables = (PARTY_TABLE, THREADS)
-    named_tables: tuple[str, ...] = ()
-    table_sheets: ClassVar[Mapping[str, Any]] = {}
-    templates = Path(__file__).resolve().parent / "templates"
 
     def read_rulings(self, table: Mapping[str, Any]) -> Rulings:
         return Rulings.from_mapping(table)

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from referee.base.errors import TagError
-from referee.read.tags import known_prefix, name_argument, shorten
 from referee.system import ParseContext
+from referee.system.arguments import known_prefix, name_argument, shorten
 
 from .policy import USAGE as POLICY_WORDS
 from .policy import Policy, parse_policy

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation
@@ -62,6 +63,10 @@ class AttackResult:
     target_after: Combatant
     hit_chance: Fraction  # exact, before the dice
     wound_chance: Fraction  # exact P(wound | hit)
+
+    def ledger_facts(self) -> dict[str, Any]:
+        """What the ledger row keeps beside the dice: whether it hit and wounded."""
+        return {"hit": self.hit, "wounded": self.wounded, "automatic_hit": self.automatic_hit}
 
 
 def _refuse(

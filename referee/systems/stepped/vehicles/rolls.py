@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from fractions import Fraction
+from typing import Any
 
 from referee.base.dice import DiceSource
 from referee.base.errors import RuleViolation, UnknownName
@@ -132,6 +133,10 @@ class ScaledRoll:
     critical: bool  # the dice showed 1 (R-3)
     ordinal: bool  # the ordinal d10 was rolled
     spec: ScaledSpec  # what it was before the dice fell, for its odds
+
+    def ledger_facts(self) -> dict[str, Any]:
+        """What the ledger row keeps beside the dice: the total."""
+        return {"total": self.total}
 
 
 @dataclass(frozen=True)
@@ -353,6 +358,10 @@ class InitiativeResult:
 
     rolls: tuple[ScaledRoll, ...]  # highest total first; equal totals keep the asked order
     groups: tuple[tuple[str, ...], ...]  # who acts together, first group first
+
+    def ledger_facts(self) -> dict[str, Any]:
+        """What the ledger row keeps beside the dice: the order of acting."""
+        return {"order": [list(group) for group in self.groups]}
 
 
 def _sensors_plan(c: Combatant, kinds: Sequence[ScaleKind], rules: VehicleRules) -> _ScaledPlan:

@@ -16,25 +16,26 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import comb
-from pathlib import Path
 from typing import Any
 
-from referee.base.dice import DiceSource
-from referee.base.errors import RuleViolation, TagError, UserError
-from referee.read.tags import known_prefix, name_argument, trailing_modifiers
 from referee.system import (
-    CampaignFiles,
+    BaseSystem,
     Context,
+    DiceSource,
     ExampleCampaign,
     GmOption,
     OddsCase,
     ParseContext,
-    PlainUndo,
     Resolution,
-    Verb,
+    RuleViolation,
+    TagError,
+    UserError,
+    known_prefix,
+    name_argument,
     require_control,
+    trailing_modifiers,
+    verb,
 )
-from referee.systems.options import read_options
 
 
 @dataclass(frozen=True)
@@ -181,20 +182,20 @@ def _heads(coins: int) -> dict[int, Fraction]:
     return {n: Fraction(comb(coins, n), 2**coins) for n in range(coins + 1)}
 
 
-class Coin(PlainUndo):
+class Coin(BaseSystem):
     name = "coin"
     version = "1.0"
     description = "coins and luck: the smallest example of a referee dice system"
     seed = "none: an example for plug-in authors"
     verbs = (
-        Verb(
+        verb(
             "flip",
             parse_flip,
             resolve_flip,
+            FLIP_USAGE,
             form="flip <character> <coins>",
             help="flips coins; heads plus the character's luck",
             example="flip Kara 3",
-            usage_text=FLIP_USAGE,
             gm_options=(
                 GmOption(
                     "+N",
@@ -205,32 +206,19 @@ class Coin(PlainUndo):
                 ),
             ),
         ),
-        Verb(
+        verb(
             "luck",
             parse_luck,
             resolve_luck,
+            LUCK_USAGE,
             form="luck <character> +N or -N",
             help="GM: changes a character's luck in play (0 to 3)",
             example="luck Kara +1",
             gm_only="change luck",
-            usage_text=LUCK_USAGE,
         ),
     )
     sheet = CoinSheet()
-    rulings_type = Rulings
-    tables: tuple[str, ...] = ()
-    named_tables: tuple[str, ...] = ()
-    table_sheets: Mapping[str, Any] = {}
-    templates = Path(__file__).resolve().parent / "templates"
-
-    def read_rulings(self, table: Mapping[str, Any]) -> Rulings:
-        return read_options(Rulings, table, "coin")
-
-    def load_rules(self, rulings: Rulings, campaign: CampaignFiles) -> Rulings:
-        return rulings
-
-    def seed_store(self, campaign: CampaignFiles, rules: Any, store: Any) -> None:
-        return None  # nothing shipped: characters come from applications
+    rulings_type = Rulings  # read from [rulings] by the base's read_rulings
 
     def end_encounter(self, context: Context) -> bool:
         """Luck goes back to the sheet's for everyone."""
@@ -273,9 +261,6 @@ class Coin(PlainUndo):
 
     def example_campaign(self) -> ExampleCampaign:
         return ExampleCampaign({"characters": ({"name": "Kara", "kind": "pc", "luck": 1},)})
-
-    def template_helpers(self) -> Mapping[str, Any]:
-        return {}
 
 
 SYSTEM = Coin()

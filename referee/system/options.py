@@ -37,7 +37,7 @@ from enum import Enum
 from typing import Any, ClassVar, TypeVar
 
 from referee.base.errors import ConfigError
-from referee.systems.validation import problems_message
+from referee.system.validation import problems_message
 
 T = TypeVar("T")
 

@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.base.errors import ConfigError
-from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb, approved_rows
+from referee.system import (
+    CampaignFiles,
+    Context,
+    ExampleCampaign,
+    OddsCase,
+    approved_rows,
+    verb,
+)
 from referee.system.base import BaseSystem
 from referee.system.options import read_options
 from referee.system.validation import problems_message
@@ -61,17 +68,13 @@ def read_rulings(table: Mapping[str, Any]) -> CampaignRulings:
     return rulings
 
 
-def _verb(name: str, parse: Any, resolve: Any, usage: str, **fields: Any) -> Verb:
-    return Verb(name, parse, resolve, usage_text=usage, **fields)
-
-
 _MOVE = {
     "form": 'move <character> <stat or counter> [+N/-N] [edge=<policy>] ["move name"]',
     "help": "a move: 2d6 + a stat or counter; 6- miss, 7-9 success with a cost, 10+ success",
 }
 
 VERBS = (
-    _verb(
+    verb(
         "roll",
         tags.parse_move,
         handlers.resolve_move_tag,
@@ -82,7 +85,7 @@ VERBS = (
         player_options=who.PLAYER_OPTIONS,
         gm_options=who.ROLL_OPTIONS,
     ),
-    _verb(
+    verb(
         "move",
         tags.parse_move,
         handlers.resolve_move_tag,
@@ -92,7 +95,7 @@ VERBS = (
         gm_options=who.MOVE_OPTIONS,
         **_MOVE,
     ),
-    _verb(
+    verb(
         "policy",
         tags.parse_policy,
         handlers.resolve_policy,
@@ -101,7 +104,7 @@ VERBS = (
         help="when the advantage die is spent: up (raises the band), hit, strong, always, never",
         example="policy Kara strong",
     ),
-    _verb(
+    verb(
         "edge",
         tags.answer_parser(True, tags.EDGE_USAGE),
         handlers.resolve_answer,
@@ -110,7 +113,7 @@ VERBS = (
         help='answers a move waiting under edge_use = "ask": the advantage replaces the lower die',
         example="edge Mara",
     ),
-    _verb(
+    verb(
         "keep",
         tags.answer_parser(False, tags.KEEP_USAGE),
         handlers.resolve_answer,
@@ -119,7 +122,7 @@ VERBS = (
         help='answers a move waiting under edge_use = "ask": it stands as rolled, advantage kept',
         example="keep Dax",
     ),
-    _verb(
+    verb(
         "final",
         tags.answer_parser(False, tags.FINAL_USAGE),
         handlers.resolve_answer,
@@ -129,7 +132,7 @@ VERBS = (
         example="final Raider Boss",
         gm_only="settle a move its player has not answered",
     ),
-    _verb(
+    verb(
         "lower",
         tags.named_parser(tags.LOWER_USAGE),
         handlers.resolve_lower,
@@ -139,7 +142,7 @@ VERBS = (
         example="lower Kara",
         gm_only="lower the advantage die (it is one of the GM's moves)",
     ),
-    _verb(
+    verb(
         "raise",
         tags.named_parser(tags.RAISE_USAGE),
         handlers.resolve_raise,
@@ -148,7 +151,7 @@ VERBS = (
         help="raises the advantage die by one, up to 6 (the GM's, unless edge_raise = player)",
         example="raise Kara",
     ),
-    _verb(
+    verb(
         "set",
         tags.parse_set,
         handlers.resolve_set,

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.store.records import Undone
-from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb, approved_rows
+from referee.system import (
+    CampaignFiles,
+    Context,
+    ExampleCampaign,
+    OddsCase,
+    approved_rows,
+    verb,
+)
 from referee.system.base import BaseSystem
 
 from . import gm, handlers, invariants, play, tags, who
@@ -36,14 +43,10 @@ class HitsRules:
     rulings: Rulings
 
 
-def _verb(name: str, parse: Any, resolve: Any, usage: str, **fields: Any) -> Verb:
-    return Verb(name, parse, resolve, usage_text=usage, **fields)
-
-
 # Help lists the verbs in this order; the conformance kit resolves their examples in it
 # too, so a verb whose example needs a scene (Leave, a duel) comes after ``scene``.
 VERBS = (
-    _verb(
+    verb(
         "roll",
         tags.parse_roll,
         handlers.resolve_roll,
@@ -54,7 +57,7 @@ VERBS = (
         player_options=who.PLAYER_OPTIONS,
         gm_options=who.ROLL_OPTIONS,
     ),
-    _verb(
+    verb(
         "allin",
         tags.named_parser(tags.ALL_IN_USAGE),
         handlers.resolve_all_in,
@@ -64,7 +67,7 @@ VERBS = (
         help="1 Influence: the character's last roll is redone once; the new result stands",
         example="all in Kara",
     ),
-    _verb(
+    verb(
         "quick",
         tags.parse_quick,
         handlers.resolve_quick,
@@ -75,7 +78,7 @@ VERBS = (
         player_options=who.PLAYER_OPTIONS,
         gm_options=who.QUICK_OPTIONS,
     ),
-    _verb(
+    verb(
         "opposed",
         tags.parse_opposed,
         handlers.resolve_opposed,
@@ -86,7 +89,7 @@ VERBS = (
         player_options=who.PLAYER_OPTIONS,
         gm_options=who.OPPOSED_OPTIONS,
     ),
-    _verb(
+    verb(
         "group",
         tags.parse_group,
         handlers.resolve_group,
@@ -97,7 +100,7 @@ VERBS = (
         player_options=who.PLAYER_OPTIONS,
         gm_options=who.GROUP_OPTIONS,
     ),
-    _verb(
+    verb(
         "scene",
         tags.parse_scene,
         gm.resolve_scene,
@@ -107,7 +110,7 @@ VERBS = (
         example="scene combat",
         gm_only="start or end a scene",
     ),
-    _verb(
+    verb(
         "tension",
         tags.parse_tension,
         gm.resolve_tension,
@@ -117,7 +120,7 @@ VERBS = (
         example="tension 2",
         gm_only="set the Tension",
     ),
-    _verb(
+    verb(
         "leave",
         tags.named_parser(tags.LEAVE_USAGE, note=True),
         play.resolve_leave,
@@ -126,7 +129,7 @@ VERBS = (
         help="1 Influence: a free non-attack action at the end of one's combat turn",
         example='leave Kara "pulls Nova behind the wall"',
     ),
-    _verb(
+    verb(
         "duel",
         tags.parse_duel,
         play.resolve_duel,
@@ -140,7 +143,7 @@ VERBS = (
         player_options=("later",),
         gm_options=who.DUEL_OPTIONS,
     ),
-    _verb(
+    verb(
         "stakes",
         tags.parse_stakes,
         play.resolve_stakes,
@@ -149,7 +152,7 @@ VERBS = (
         help="instead of a knockout: Stress 2, Health full, something wagered",
         example="stakes Wren skill Lore",
     ),
-    _verb(
+    verb(
         "knockout",
         tags.named_parser(tags.KNOCKOUT_USAGE),
         play.resolve_knockout,
@@ -158,7 +161,7 @@ VERBS = (
         help="takes the knockout: the character leaves the scene",
         example="knockout Dax",
     ),
-    _verb(
+    verb(
         "levelup",
         tags.parse_levelup,
         play.resolve_levelup,
@@ -171,7 +174,7 @@ VERBS = (
         help="one Level's gains; gains not named are saved for Awakening",
         example="levelup Kara body, mind, skill Swordsmanship",
     ),
-    _verb(
+    verb(
         "awaken",
         tags.parse_awaken,
         play.resolve_awaken,
@@ -180,7 +183,7 @@ VERBS = (
         help="Awakening: takes saved level-up gains by name",
         example="awaken Kara technique Fire Lance",
     ),
-    _verb(
+    verb(
         "chapter",
         tags.parse_chapter,
         gm.resolve_chapter,
@@ -190,7 +193,7 @@ VERBS = (
         example="chapter start",
         gm_only="start or end a chapter",
     ),
-    _verb(
+    verb(
         "intermission",
         tags.parse_intermission,
         gm.resolve_intermission,
@@ -200,7 +203,7 @@ VERBS = (
         example="intermission",
         gm_only="call an Intermission",
     ),
-    _verb(
+    verb(
         "set",
         tags.parse_set,
         gm.resolve_set,
@@ -210,7 +213,7 @@ VERBS = (
         example="set Kara stress 1",
         gm_only="edit characters",
     ),
-    _verb(
+    verb(
         "harm",
         tags.parse_harm,
         gm.resolve_harm,
@@ -220,7 +223,7 @@ VERBS = (
         example="harm Ogre wounds 1",
         gm_only="deal Stress and Wounds",
     ),
-    _verb(
+    verb(
         "timer",
         tags.parse_timer,
         gm.resolve_timer,
@@ -230,7 +233,7 @@ VERBS = (
         example='timer new Alarm 6 "the guards come"',
         gm_only="create and advance timers",
     ),
-    _verb(
+    verb(
         "legend",
         tags.named_parser(tags.LEGEND_USAGE),
         gm.resolve_legend,

@@ -14,7 +14,14 @@ from fractions import Fraction
 from typing import Any
 
 from referee.base.errors import ConfigError
-from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb, approved_rows
+from referee.system import (
+    CampaignFiles,
+    Context,
+    ExampleCampaign,
+    OddsCase,
+    approved_rows,
+    verb,
+)
 from referee.system.base import BaseSystem
 from referee.system.options import read_options
 from referee.system.validation import problems_message
@@ -59,12 +66,8 @@ def read_rulings(table: Mapping[str, Any]) -> CampaignRulings:
     return rulings
 
 
-def _verb(name: str, parse: Any, resolve: Any, usage: str, **fields: Any) -> Verb:
-    return Verb(name, parse, resolve, usage_text=usage, **fields)
-
-
 VERBS = (
-    _verb(
+    verb(
         "roll",
         tags.parse_roll,
         handlers.resolve_roll,
@@ -77,7 +80,7 @@ VERBS = (
         player_options=who.PLAYER_OPTIONS,
         gm_options=who.ROLL_OPTIONS,
     ),
-    _verb(
+    verb(
         "act",
         tags.parse_act,
         handlers.resolve_act,
@@ -88,7 +91,7 @@ VERBS = (
         player_options=who.PLAYER_OPTIONS,
         gm_options=who.ACT_OPTIONS,
     ),
-    _verb(
+    verb(
         "resist",
         tags.parse_resist,
         handlers.resolve_resist,
@@ -100,7 +103,7 @@ VERBS = (
         player_options=who.PLAYER_OPTIONS,
         gm_options=who.RESIST_OPTIONS,
     ),
-    _verb(
+    verb(
         "difficulty",
         tags.parse_difficulty,
         gm.resolve_difficulty,
@@ -111,7 +114,7 @@ VERBS = (
         aliases=("diff",),
         gm_only="set the standing difficulty",
     ),
-    _verb(
+    verb(
         "success",
         tags.parse_success,
         gm.resolve_success,
@@ -121,7 +124,7 @@ VERBS = (
         example="success Kara",
         gm_only="grant an automatic success",
     ),
-    _verb(
+    verb(
         "session",
         tags.parse_session,
         gm.resolve_session,
@@ -132,7 +135,7 @@ VERBS = (
         aliases=("chapter",),
         gm_only="start a session",
     ),
-    _verb(
+    verb(
         "task",
         tags.parse_task,
         gm.resolve_task,
@@ -142,7 +145,7 @@ VERBS = (
         example="task the vault target 10 turns 5",
         gm_only="open an extended task",
     ),
-    _verb(
+    verb(
         "teamwork",
         tags.parse_teamwork,
         gm.resolve_teamwork,
@@ -152,7 +155,7 @@ VERBS = (
         example="teamwork the vault",
         gm_only="allow teamwork",
     ),
-    _verb(
+    verb(
         "contest",
         tags.parse_contest,
         gm.resolve_contest,
@@ -162,7 +165,7 @@ VERBS = (
         example="contest arm wrestling: Kara vs Guard target 5",
         gm_only="open a contest",
     ),
-    _verb(
+    verb(
         "close",
         tags.parse_close,
         gm.resolve_close,
@@ -172,7 +175,7 @@ VERBS = (
         example="close the vault",
         gm_only="close a task or contest",
     ),
-    _verb(
+    verb(
         "set",
         tags.parse_set,
         gm.resolve_set,
@@ -182,7 +185,7 @@ VERBS = (
         example="set Kara points 4",
         gm_only="edit traits, Willpower points and Humanity",
     ),
-    _verb(
+    verb(
         "counter",
         tags.parse_counter,
         gm.resolve_counter,

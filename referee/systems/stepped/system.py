@@ -19,7 +19,7 @@ from referee.base.dice import DiceSource
 from referee.base.errors import ConfigError
 from referee.base.markdown import escape_markdown, format_die, signed
 from referee.store.entries import character_key
-from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, Verb
+from referee.system import CampaignFiles, Context, ExampleCampaign, OddsCase, verb
 from referee.system.seeding import CHARACTERS_FILE, seed_table
 
 from . import handlers, invariants, odds, verbs, who
@@ -114,34 +114,33 @@ def load_scale(scale_file: Path, data_dir: Path) -> tuple[Any, dict[Size, int]]:
     return scale, wounds
 
 
-def _verb(name: str, parse: Any, resolve: Any, **fields: Any) -> Verb:
-    return Verb(name, parse, resolve, usage_text=verbs.USAGE_OF[name], **fields)
-
-
 VERBS = (
-    _verb(
+    verb(
         "roll",
         verbs.parse_roll,
         handlers.resolve_stat,
+        verbs.USAGE_OF["roll"],
         form="roll <character> <stat>[+<stat>…] [+N/-N]",
         help="rolls a character's stats (with the wild d6 if named)",
         example="roll Kara agility+perception -1",
         player_options=who.PLAYER_ROLL_OPTIONS,
         gm_options=who.ROLL_OPTIONS,
     ),
-    _verb(
+    verb(
         "init",
         verbs.parse_init,
         handlers.resolve_initiative,
+        verbs.USAGE_OF["init"],
         form="init <name>, <name>, …",
         help="rolls initiative on Perception (Sensors for crafts); highest acts first",
         example="init Kara, Trooper 1, Trooper 2",
         aliases=("initiative",),
     ),
-    _verb(
+    verb(
         "shoot",
         verbs._attack_parser("shoot"),
         handlers.resolve_attack,
+        verbs.USAGE_OF["shoot"],
         form="shoot <attacker> -> <target> [head, arm or leg] [unaware] [subdue] "
         "[with <weapon>] [env N] [+N/-N]",
         help="a ranged attack: hit, defence, damage and soak, with the wound it deals",
@@ -150,10 +149,11 @@ VERBS = (
         player_options=who.PLAYER_ATTACK_OPTIONS,
         gm_options=who.SHOOT_OPTIONS,
     ),
-    _verb(
+    verb(
         "melee",
         verbs._attack_parser("melee"),
         handlers.resolve_attack,
+        verbs.USAGE_OF["melee"],
         form="melee <attacker> -> <target> [options as shoot]",
         help="a melee attack: Agility + Endurance to hit, Strength + weapon to wound",
         example="melee Kara -> Trooper 2 subdue with baton",
@@ -161,20 +161,22 @@ VERBS = (
         player_options=who.PLAYER_ATTACK_OPTIONS,
         gm_options=who.MELEE_OPTIONS,
     ),
-    _verb(
+    verb(
         "cast",
         verbs.parse_cast,
         handlers.resolve_cast,
+        verbs.USAGE_OF["cast"],
         form="cast <character> <technique> [+N/-N]",
         help="casts a technique: the magic die must reach the tier's top face",
         example="cast Kara Telekinesis",
         player_options=who.PLAYER_ROLL_OPTIONS,
         gm_options=who.CAST_OPTIONS,
     ),
-    _verb(
+    verb(
         "stat",
         verbs.parse_vehicle_stat,
         handlers.resolve_vehicle_stat,
+        verbs.USAGE_OF["stat"],
         form="stat <vehicle> <parameter> [vs <opponent>] [+N/-N]",
         help="rolls a vehicle's or ship's parameter with the ordinal d10",
         example="stat Kestrel armour",
@@ -182,28 +184,31 @@ VERBS = (
         player_options=who.PLAYER_ROLL_OPTIONS,
         gm_options=who.STAT_OPTIONS,
     ),
-    _verb(
+    verb(
         "npc",
         verbs.parse_npc,
         handlers.resolve_npc,
+        verbs.USAGE_OF["npc"],
         form="npc <name> as <template>, or npc <name>: str N, agi N, end N, per N[, named]",
         help="GM: puts an NPC into play, from a template or inline stats",
         example="npc Bandit: str 2, agi 3, end 2, per 2",
         gm_only="create NPCs",
     ),
-    _verb(
+    verb(
         "wound",
         verbs._wound_parser("wound"),
         handlers.resolve_wounds,
+        verbs.USAGE_OF["wound"],
         form="wound <name> +N (or -N)",
         help="GM: adds (or takes away) wounds",
         example="wound Trooper 1 +1",
         gm_only="change wounds",
     ),
-    _verb(
+    verb(
         "heal",
         verbs._wound_parser("heal"),
         handlers.resolve_wounds,
+        verbs.USAGE_OF["heal"],
         form="heal <name> [N]",
         help="GM: heals every wound, or N",
         example="heal Kara",

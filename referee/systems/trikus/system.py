@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.store.records import Undone
-from referee.system import CampaignFiles, Context, ExampleCampaign, GmOption, OddsCase, Verb
+from referee.system import CampaignFiles, Context, ExampleCampaign, GmOption, OddsCase, verb
 from referee.system.base import BaseSystem
 
 from . import edits, gm_answers, invariants, opening, tags
@@ -26,13 +26,8 @@ from .policy import USAGE as POLICY_WORDS
 from .rulings import Rulings
 from .state import Character, LineStatus, Status, Tier
 
-
-def _verb(name: str, parse: Any, resolve: Any, usage: str, **fields: Any) -> Verb:
-    return Verb(name, parse, resolve, usage_text=usage, **fields)
-
-
 VERBS = (
-    _verb(
+    verb(
         "open",
         tags.parse_open,
         opening.resolve_open,
@@ -42,7 +37,7 @@ VERBS = (
         example='open test 7 Ola, Zed "Success: the door holds. Failure: the alarm sounds."',
         gm_only="open a test or a fight (the GM's pool is its difficulty)",
     ),
-    _verb(
+    verb(
         "declare",
         tags.parse_declare,
         opening.resolve_declare,
@@ -52,7 +47,7 @@ VERBS = (
         example="declare Ola morale=2 empower",
         player_options=tuple(POLICY_WORDS.split("  ")),
     ),
-    _verb(
+    verb(
         "go",
         tags.parse_go,
         opening.resolve_go,
@@ -63,7 +58,7 @@ VERBS = (
         example="go",
         gm_only="resolve a test before every player has declared",
     ),
-    _verb(
+    verb(
         "overturn",
         tags.bare_parser("[[overturn]]"),
         gm_answers.resolve_overturn,
@@ -74,7 +69,7 @@ VERBS = (
         example="overturn",
         gm_only="overturn a test after a Boom",
     ),
-    _verb(
+    verb(
         "test",
         tags.parse_test,
         opening.resolve_test_tag,
@@ -96,7 +91,7 @@ VERBS = (
             ),
         ),
     ),
-    _verb(
+    verb(
         "answer",
         tags.parse_answer,
         gm_answers.resolve_answer,
@@ -106,7 +101,7 @@ VERBS = (
         "the player asked); the duel goes on",
         example="answer yes",
     ),
-    _verb(
+    verb(
         "difficulty",
         tags.parse_difficulty,
         gm_answers.resolve_difficulty,
@@ -116,7 +111,7 @@ VERBS = (
         example="difficulty 2",
         gm_only="set the difficulty",
     ),
-    _verb(
+    verb(
         "light",
         tags.count_parser("light"),
         edits.resolve_light,
@@ -126,7 +121,7 @@ VERBS = (
         example="light Kara",
         gm_only="grant Light tokens",
     ),
-    _verb(
+    verb(
         "dark",
         tags.count_parser("dark"),
         edits.resolve_dark,
@@ -136,7 +131,7 @@ VERBS = (
         example="dark Zed",
         gm_only="spend Dark tokens",
     ),
-    _verb(
+    verb(
         "morale",
         tags.count_parser("morale", required=True),
         edits.resolve_morale,
@@ -146,7 +141,7 @@ VERBS = (
         example="morale Kara 2",
         gm_only="edit Morale",
     ),
-    _verb(
+    verb(
         "line",
         tags.parse_line,
         edits.resolve_line,
@@ -157,7 +152,7 @@ VERBS = (
         example="line Kara 2-die free",
         gm_only="edit lines",
     ),
-    _verb(
+    verb(
         "refresh",
         tags.bare_parser("[[refresh]]"),
         edits.resolve_refresh,
@@ -167,7 +162,7 @@ VERBS = (
         example="refresh",
         gm_only="force a refresh",
     ),
-    _verb(
+    verb(
         "undo",
         tags.bare_parser("[[undo]]"),
         edits.resolve_undo,
@@ -178,7 +173,7 @@ VERBS = (
         example="undo",
         gm_only="undo a change",
     ),
-    _verb(
+    verb(
         "master",
         tags.named_parser("master"),
         edits.resolve_master,
@@ -188,7 +183,7 @@ VERBS = (
         example="master Darth Vex",
         gm_only="mark a master NPC",
     ),
-    _verb(
+    verb(
         "renew",
         tags.parse_renew,
         edits.resolve_renew,
@@ -198,7 +193,7 @@ VERBS = (
         example="renew Kara Medpac",
         gm_only="renew an item",
     ),
-    _verb(
+    verb(
         "darkside",
         tags.parse_darkside,
         edits.resolve_darkside,
@@ -208,7 +203,7 @@ VERBS = (
         "(ruling party_writes_master_dark)",
         example="darkside Ola spiteful",
     ),
-    _verb(
+    verb(
         "advance",
         tags.named_parser("advance"),
         edits.resolve_advance,
@@ -218,7 +213,7 @@ VERBS = (
         example="advance Zed",
         gm_only="advance a character",
     ),
-    _verb(
+    verb(
         "sides",
         tags.parse_sides,
         edits.resolve_sides,
@@ -227,7 +222,7 @@ VERBS = (
         help="after an advancement, the player writes his character's sides anew for the tier",
         example="sides Zed light: kind, curious; dark: reckless, vain",
     ),
-    _verb(
+    verb(
         "fall",
         tags.named_parser("fall"),
         edits.resolve_fall,
@@ -237,7 +232,7 @@ VERBS = (
         example="fall Zed",
         gm_only="apply a fall to the Dark Side",
     ),
-    _verb(
+    verb(
         "sacrifice",
         tags.parse_sacrifice,
         edits.resolve_sacrifice,

@@ -337,6 +337,7 @@ class ReadsReddit(DeliversReplies):
         if post.author.lower() == self.bot:
             return
         outcome = self.referee.referee(post)
+        self._amend(outcome.amended)  # a deleted post's note, on a repost already answered
         if not outcome.note_added:
             return
         record = self.posts.get(post.fullname)

@@ -22,6 +22,7 @@ from referee.base.effort import metered
 from referee.base.limits import DEFAULT_LIMITS, Limits
 from referee.base.names import name_key
 from referee.base.posts import Post, post_link
+from referee.pipeline import gone
 from referee.pipeline.campaign import Campaign
 from referee.pipeline.failures import FAILURE_REPLY, FailureLog, body_digest, describe
 from referee.pipeline.session import Session
@@ -46,7 +47,6 @@ GONE_NOTE = (
     "The post this answers was {kind} {by} after its rolls were made. The results above "
     "stand; the ledger keeps them, and records the {kind} post as {rid}."
 )
-GONE_NOTICES = "gone_notices"  # thread -> rolls in posts since deleted, for the next verdicts
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ class Referee:
                     post, verdict.tag, verdict.internal_error, _iso(self.clock()), private=private
                 )
         notes = (*near, scan.problem) if scan.problem else near
-        notes = (*notes, *self._gone_notes(post.thread, names))
+        notes = (*notes, *gone.notes_for(self.campaign.store, post.thread, names))
         conditions = self._conditions(post, verdicts, names, private)
         text = self.renderer.render(Reply(post.fullname, post.author, verdicts, notes, conditions))
         return text
@@ -440,50 +440,14 @@ class Referee:
         self.posts.put(
             post.fullname, {**seen, "reply": text, "gone": kind, "gone_seen_at": _iso(self.clock())}
         )
-        self._keep_gone_notices(str(seen.get("thread", post.thread)), kind, author, rolls)
+        thread = str(seen.get("thread", post.thread))
+        amended = gone.keep_notices(
+            self.campaign.store, self.posts, thread, seen, (kind, author), rolls
+        )
         log.info("event=post_gone post=%s kind=%s rolls=%d", post.fullname, kind, len(rolls))
-        return Outcome(post, text, tags, problems, 0, replayed=True, note_added=True)
-
-    def _keep_gone_notices(
-        self, thread: str, kind: str, author: str, rolls: list[dict[str, Any]]
-    ) -> None:
-        """Remember, for the thread's next verdict of each character, the rolls now gone."""
-        table = self.campaign.store.table(GONE_NOTICES)
-        notices = list((table.get(thread) or {}).get("notices", []))
-        characters = self.campaign.store.table("characters")
-        for entry in rolls:
-            for key in entry.get("names", ()):
-                name = str((characters.get(key) or {}).get("name", key))
-                notices.append(
-                    {"key": key, "name": name, "roll": entry["id"], "result": entry.get("result")}
-                    | {"kind": kind, "author": author}
-                )
-        if notices:
-            table.put(thread, {"notices": notices})
-
-    def _gone_notes(self, thread: str, names: tuple[list[str], ...]) -> tuple[str, ...]:
-        """One line per roll of a character in this post whose post was deleted: said once."""
-        table = self.campaign.store.table(GONE_NOTICES)
-        found = table.get(thread)
-        if not found:
-            return ()
-        acting = {key for keys in names for key in keys}
-        said, kept = [], []
-        for notice in found.get("notices", []):
-            if notice.get("key") in acting:
-                said.append(
-                    f"{notice['name']} rolled {notice['roll']} ({notice.get('result')}) in a "
-                    f"post by u/{notice.get('author')} that was since {notice.get('kind')}; "
-                    "that roll stands."
-                )
-            else:
-                kept.append(notice)
-        if said:
-            if kept:
-                table.put(thread, {"notices": kept})
-            else:
-                table.delete(thread)
-        return tuple(said)
+        return Outcome(
+            post, text, tags, problems, 0, replayed=True, note_added=True, amended=amended
+        )
 
     def _replay(self, post: Post, seen: dict[str, Any], tags: tuple[Tag, ...]) -> Outcome:
         unchanged = seen.get("tags_sha256") == _tags_digest(tags)

@@ -247,6 +247,46 @@ def test_a_deleted_roll_is_recorded_noted_in_its_reply_and_on_the_next_roll(
     assert verify(rows, SECRET.encode()).ok
 
 
+def test_a_repost_in_the_same_poll_cycle_carries_the_note_itself(server: FakeReddit, live) -> None:
+    """Kara deletes her rolled post and reposts before the bot polls again: the note that
+    her first roll stands is on the repost's own verdict, not on a later, unrelated one."""
+    harness = _live(live)
+    thread = server.submit(SUB, GM, "Scene 3b", "The wall is high.")
+    first = server.comment(thread, "kara", "[[roll Kara agility]] I climb.")
+    harness.run_until_settled()
+    server.delete(first)
+    repost = server.comment(thread, "kara", "[[roll Kara agility]] I climb.")
+    harness.run_until_settled()
+    later = server.comment(thread, "kara", "[[roll Kara perception]] I look around.")
+    harness.run_until_settled()
+    first_id = first.partition("_")[2]
+    assert "The post this answers was deleted by its author" in _reply(server, first)
+    assert f"Kara Venn rolled {first_id}-1 \\(total" in _reply(server, repost)
+    assert "that was since deleted; that roll stands" in _reply(server, repost)
+    assert "that roll stands" not in _reply(server, later)
+    assert verify(list(harness.campaign.store.ledger), SECRET.encode()).ok
+
+
+def test_a_repost_answered_before_the_deletion_is_seen_is_edited_to_say_it(
+    server: FakeReddit, live
+) -> None:
+    """Kara reposts, the bot answers, then she deletes the first post: the repost's
+    delivered reply is edited to carry the note."""
+    harness = _live(live)
+    thread = server.submit(SUB, GM, "Scene 3c", "The wall is high.")
+    first = server.comment(thread, "kara", "[[roll Kara agility]] I climb.")
+    harness.run_until_settled()
+    repost = server.comment(thread, "kara", "[[roll Kara agility]] I climb.")
+    harness.run_until_settled()
+    answered = _reply(server, repost)
+    server.delete(first)
+    harness.run_until_settled()
+    first_id = first.partition("_")[2]
+    assert "that roll stands" not in answered
+    assert f"Kara Venn rolled {first_id}-1 \\(total" in _reply(server, repost)
+    assert 1 == harness.bot_replies()[repost]
+
+
 def test_a_moderators_removal_is_recorded_as_a_removal(server: FakeReddit, live) -> None:
     """The GM removes Dax's rolled post: recorded as removed, said in its reply and on
     Dax's next roll; `[[history Dax]]` marks the roll as in a removed post."""

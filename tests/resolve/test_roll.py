@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from types import SimpleNamespace
 
 from referee.read.tags import RollDice, read_tag
 from referee.system import ParseContext, Resolution, Verb
@@ -21,10 +20,17 @@ def _pool_roll(claims=None) -> Verb:
     )
 
 
+class _OneVerbSystem:
+    """A system of one verb: as a built-in, a value the verb table may be kept for."""
+
+    def __init__(self, verb: Verb) -> None:
+        self.verbs = (verb,)
+
+
 def _read(text: str, verb: Verb):
     from referee.resolve.dispatch import verbs_for
 
-    system = SimpleNamespace(verbs=(verb,))
+    system = _OneVerbSystem(verb)
     return read_tag(text, ParseContext(), verbs_for(system))[1]  # type: ignore[arg-type]
 
 
